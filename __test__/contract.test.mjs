@@ -1,0 +1,415 @@
+// The drop-in contract (shared/CONTRACT.md), run against the native package and the JS reference
+// side by side in real Cordis contexts: what one does, the other must do too.
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { Context } from '@deepseek-ai/cordis'
+import AgentRegistry from '@deepseek-ai/dsh-agent'
+import InvariantRegistry from '@deepseek-ai/dsh-invariants'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
+import {
+  commit,
+  implementations,
+  isDeepFrozen,
+  line,
+  makeAgent,
+  mount,
+  native,
+  preStep,
+  readings,
+  reference,
+  runResult,
+  turn,
+  withoutId,
+} from './harness.mjs'
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+afterEach(() => {
+  vi.useRealTimers()
+  vi.restoreAllMocks()
+})
+
+describe('module surface', () => {
+  it('exports the same name, inject and apply shape as the JS package', () => {
+    expect(native.name).toBe('tmux-context')
+    expect(native.name).toBe(reference.name)
+    expect(native.inject).toEqual(['agents'])
+    expect(native.inject).toEqual(reference.inject)
+    expect(typeof native.apply).toBe('function')
+  })
+
+  it('Config validates like the JS schema and adds queryTimeoutMs', () => {
+    expect(native.Config({ refreshIntervalMs: 5 })).toEqual(reference.Config({ refreshIntervalMs: 5 }))
+    expect(native.Config({})).toEqual(reference.Config({}))
+    expect(() => native.Config({ refreshIntervalMs: 'x' })).toThrow()
+    expect(() => reference.Config({ refreshIntervalMs: 'x' })).toThrow()
+    expect(native.Config({ queryTimeoutMs: 250 })).toEqual({ queryTimeoutMs: 250 })
+  })
+
+  it('apply is synchronous, registers one prepended listener and returns undefined', () => {
+    for (const [, plugin] of implementations) {
+      const on = vi.fn()
+      expect(plugin.apply({ on }, {})).toBeUndefined()
+      expect(on).toHaveBeenCalledTimes(1)
+      expect(on.mock.calls[0][0]).toBe('agent/pre-step')
+      expect(typeof on.mock.calls[0][1]).toBe('function')
+      expect(on.mock.calls[0][2]).toEqual({ prepend: true })
+    }
+  })
+
+  it('the ./invariant subpath registers the package with the real invariant service', async () => {
+    const invariant = await import('@deepseek-ai/dsh-tmux-context/invariant')
+    const referenceInvariant = await import('dsh-tmux-context-js/invariant')
+    expect(invariant.name).toBe('tmux-context-invariant')
+    expect(invariant.name).toBe(referenceInvariant.name)
+    expect(invariant.inject).toEqual(['invariants'])
+    const ctx = new Context()
+    await ctx.plugin(InvariantRegistry)
+    const register = vi.spyOn(ctx.get('invariants'), 'register')
+    await ctx.plugin(invariant)
+    expect(register).toHaveBeenCalledWith('@deepseek-ai/dsh-tmux-context', expect.any(Function))
+    // The same package name cannot be reserved twice: the JS companion now fails to mount.
+    expect(() => invariant.apply(ctx)).toThrow('already registered')
+  })
+})
+
+describe.each(implementations)('config at plugin load (%s)', (_, plugin) => {
+  const cases = [
+    [-1, '-1'],
+    [1.5, '1.5'],
+    [Number.NaN, 'NaN'],
+    [2 ** 53, '9007199254740992'],
+    [Number.POSITIVE_INFINITY, 'Infinity'],
+    ['5', '5'],
+    [null, 'null'],
+  ]
+  it.each(cases)('refreshIntervalMs %s throws the exact TypeError', (value, shown) => {
+    const call = () => plugin.apply({ on() {} }, { refreshIntervalMs: value })
+    expect(call).toThrow(TypeError)
+    expect(call).toThrow(`tmux-context: refreshIntervalMs must be a non-negative safe integer, got ${shown}`)
+  })
+
+  it.each([undefined, 0, -0, 1, 60_000, Number.MAX_SAFE_INTEGER])('refreshIntervalMs %s loads', (value) => {
+    expect(plugin.apply({ on() {} }, { refreshIntervalMs: value })).toBeUndefined()
+  })
+
+  it('an invalid interval fails the plugin at load: it never listens', async () => {
+    const { ctx, record } = await mount(plugin, { refreshIntervalMs: -1 })
+    const out = await preStep(ctx, makeAgent())
+    expect(out.decision).toBe(out.base)
+    expect(record.resolved).toHaveLength(0)
+  })
+})
+
+describe.each(implementations)('pre-step listener (%s)', (_, plugin) => {
+  it('injects a reading on the first step: exact text, shape, key order, frozen, UUID v4', async () => {
+    const { ctx } = await mount(plugin)
+    const agent = makeAgent()
+    const { decision, base } = await preStep(ctx, agent, { turn: 4 })
+    expect(decision).not.toBe(base)
+    expect(decision.kind).toBe('enter')
+    expect(decision.messages).toHaveLength(1)
+    const [message] = decision.messages
+    const text = 'tmux location (turn 4):\nsession main, window 1 "editor", pane 0 %3\nwindow active=1, pane active=1, layout b25f,80x24,0,0,3'
+    expect(message.content).toEqual([{ type: 'text', text }])
+    expect(message.source).toEqual({ kind: 'plugin', plugin: 'tmux-context', form: 'snapshot', sections: [{ name: 'tmux-context', text }] })
+    expect(Object.keys(message)).toEqual(['content', 'source', 'role', 'id'])
+    expect(Object.keys(message.source)).toEqual(['kind', 'plugin', 'form', 'sections'])
+    expect(message.role).toBe('user')
+    expect(message.id).toMatch(UUID_V4)
+    expect(isDeepFrozen(message)).toBe(true)
+    const again = await preStep(ctx, makeAgent('session-b'))
+    expect(again.decision.messages[0].id).not.toBe(message.id)
+  })
+
+  it('the reading is a valid user/message event for a real Session', async () => {
+    const { ctx } = await mount(plugin)
+    const agent = makeAgent()
+    const { decision } = await preStep(ctx, agent)
+    commit(agent, decision)
+    const event = agent.session.events.at(-1)
+    expect(event.type).toBe('user/message')
+    expect(event.surfaceOp).toBe('append')
+    expect(agent.session.deriveMessages().at(-1).content[0].text).toMatch(/^tmux location \(turn 1\):/)
+  })
+
+  it('keeps the downstream messages, the same objects, after the reading', async () => {
+    const { ctx } = await mount(plugin)
+    const user = createUserMessage({ content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } })
+    const other = { kind: 'enter', messages: [user] }
+    const { decision } = await preStep(ctx, makeAgent(), { downstream: other })
+    expect(decision.messages).toHaveLength(2)
+    expect(decision.messages[1]).toBe(user)
+    expect(decision.messages[0].source.plugin).toBe('tmux-context')
+  })
+
+  it('runs before listeners registered earlier (prepend) and sees their decision', async () => {
+    const ctx = new Context()
+    await ctx.plugin(AgentRegistry)
+    const note = createUserMessage({ content: [{ type: 'text', text: 'note' }], source: { kind: 'user' } })
+    ctx.on('agent/pre-step', async (_payload, next) => {
+      const d = await next()
+      return { kind: 'enter', messages: [...d.messages, note] }
+    })
+    await mount(plugin, {}, { ctx })
+    const { decision } = await preStep(ctx, makeAgent())
+    expect(decision.messages.map((m) => m.source.kind)).toEqual(['plugin', 'user'])
+    expect(decision.messages[1]).toBe(note)
+  })
+
+  it('returns the same decision object, without querying, on reject, abort and later steps', async () => {
+    const { ctx, record } = await mount(plugin)
+    const agent = makeAgent()
+    const reject = { kind: 'reject', reason: 'x' }
+    expect((await preStep(ctx, agent, { downstream: reject })).decision).toBe(reject)
+    const aborted = new AbortController()
+    aborted.abort()
+    const out = await preStep(ctx, agent, { signal: aborted.signal })
+    expect(out.decision).toBe(out.base)
+    const later = await preStep(ctx, agent, { step: 2 })
+    expect(later.decision).toBe(later.base)
+    expect(record.resolved).toHaveLength(0)
+  })
+
+  it('calls next() first, always', async () => {
+    const { ctx } = await mount(plugin)
+    const order = []
+    const { decision } = await preStep(ctx, makeAgent(), { step: 3, downstream: undefined })
+    expect(decision.kind).toBe('enter')
+    const ctx2 = new Context()
+    await ctx2.plugin(AgentRegistry)
+    await mount(plugin, {}, { ctx: ctx2, respond: () => (order.push('run'), Promise.resolve(runResult(line()))) })
+    const base = { kind: 'enter', messages: [] }
+    const { agentEvents } = await import('@deepseek-ai/dsh-agent')
+    await agentEvents(ctx2, makeAgent()).waterfall('agent/pre-step', { messages: [], turn: 1, step: 1, signal: new AbortController().signal }, () => {
+      order.push('next')
+      return Promise.resolve(base)
+    })
+    expect(order).toEqual(['next', 'run'])
+  })
+
+  it('passes the decision through when no executor is mounted', async () => {
+    const { ctx } = await mount(plugin, {}, { executor: 'none' })
+    const out = await preStep(ctx, makeAgent())
+    expect(out.decision).toBe(out.base)
+  })
+
+  it('queries through resolve then run with the same signal, never start', async () => {
+    const { ctx, record } = await mount(plugin)
+    const signal = new AbortController().signal
+    await preStep(ctx, makeAgent(), { signal })
+    expect(record.resolved).toHaveLength(1)
+    expect(record.resolved[0].signal).toBe(signal)
+    expect(record.ran[0].command).toBe(record.resolved[0].command)
+    expect(record.started).toBe(0)
+    const command = record.resolved[0].command
+    for (const fragment of [
+      '[ -n "$TMUX_PANE" ]',
+      `ps -o tty= -p ${process.pid}`,
+      '#{pane_tty}',
+      '[ "$pane_tty" = "/dev/$self_tty" ]',
+      'tmux display-message -t "$TMUX_PANE" -p',
+    ]) {
+      expect(command).toContain(fragment)
+    }
+  })
+
+  it.each([
+    ['an Error from resolve()', 'resolve', new Error('policy denied'), 'policy denied'],
+    ['a string from resolve()', 'resolve', 'nope', 'nope'],
+    ['an Error rejection from run()', 'run', new Error('spawn EACCES'), 'spawn EACCES'],
+    ['a non-Error rejection from run()', 'run', 42, '42'],
+  ])('contains %s as one warning and no location', async (_label, where, error, shown) => {
+    const { ctx, record } = await mount(plugin, {}, { respond: () => Promise.reject(error) })
+    if (where === 'resolve') record.resolveError = error
+    const warn = vi.spyOn(ctx.logger, 'warn')
+    const out = await preStep(ctx, makeAgent())
+    expect(out.decision).toBe(out.base)
+    expect(warn).toHaveBeenCalledTimes(1)
+    expect(warn).toHaveBeenCalledWith(`tmux location query failed: ${shown}; injecting no location this turn`)
+  })
+
+  it.each([
+    ['exit 1', runResult(line(), 1)],
+    ['a signal (exitCode null)', runResult(line(), null)],
+    ['seven fields', runResult(line().split('\\t').slice(0, 7).join('\\t'))],
+    ['nine fields', runResult(line() + '\\tx')],
+    ['an empty pane id', runResult(line({ paneId: '' }))],
+    ['empty stdout', runResult('')],
+  ])('gives no location and no warning on %s', async (_label, result) => {
+    const { ctx } = await mount(plugin, {}, { respond: () => Promise.resolve(result) })
+    const warn = vi.spyOn(ctx.logger, 'warn')
+    const out = await preStep(ctx, makeAgent())
+    expect(out.decision).toBe(out.base)
+    expect(warn).not.toHaveBeenCalled()
+  })
+
+  it('reads only up to the first newline of stdout', async () => {
+    const { ctx } = await mount(plugin, {}, { respond: () => Promise.resolve(runResult(line() + '\nsecond\\tline')) })
+    const { decision } = await preStep(ctx, makeAgent())
+    expect(readings(decision)).toHaveLength(1)
+  })
+
+  it('suppresses an unchanged location and re-injects on change, across turns', async () => {
+    let current = line()
+    const { ctx, record } = await mount(plugin, {}, { respond: () => Promise.resolve(runResult(current)) })
+    const agent = makeAgent()
+    expect(readings((await turn(ctx, agent, 1)).decision)).toHaveLength(1)
+    const second = await turn(ctx, agent, 2)
+    expect(second.decision).toBe(second.base)
+    current = line({ windowName: 'renamed' })
+    const third = await turn(ctx, agent, 3)
+    expect(readings(third.decision)[0].content[0].text).toContain('window 1 "renamed"')
+    current = line()
+    expect(readings((await turn(ctx, agent, 4)).decision)).toHaveLength(1)
+    expect(record.ran).toHaveLength(4)
+  })
+
+  it('compares against the newest reading only; a non-text newest reading counts as none', async () => {
+    const { ctx } = await mount(plugin)
+    const agent = makeAgent()
+    const state = 'session main, window 1 "editor", pane 0 %3\nwindow active=1, pane active=1, layout b25f,80x24,0,0,3'
+    const reading = (content) =>
+      createUserMessage({ content, source: { kind: 'plugin', plugin: 'tmux-context', form: 'snapshot', sections: [] } })
+    agent.session.append('user/message', reading([{ type: 'text', text: `old header\n${state}` }]), { surfaceOp: 'append' })
+    let out = await preStep(ctx, agent)
+    expect(out.decision).toBe(out.base)
+    agent.session.append('user/message', reading([{ type: 'image', mediaType: 'image/png', data: 'AAAA' }]), { surfaceOp: 'append' })
+    out = await preStep(ctx, agent)
+    expect(readings(out.decision)).toHaveLength(1)
+  })
+
+  it('ignores other plugins’ and users’ messages when scanning', async () => {
+    const { ctx } = await mount(plugin)
+    const agent = makeAgent()
+    const { decision } = await turn(ctx, agent, 1)
+    expect(readings(decision)).toHaveLength(1)
+    agent.session.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'x\ny' }], source: { kind: 'plugin', plugin: 'other' } }), { surfaceOp: 'append' })
+    agent.session.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'hello' }], source: { kind: 'user' } }), { surfaceOp: 'append' })
+    const out = await preStep(ctx, agent, { turn: 2 })
+    expect(out.decision).toBe(out.base)
+  })
+
+  it('holds queries back within refreshIntervalMs on the Date.now() clock', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(1_000_000)
+    let current = line()
+    const { ctx, record } = await mount(plugin, { refreshIntervalMs: 60_000 }, { respond: () => Promise.resolve(runResult(current)) })
+    const agent = makeAgent()
+    await turn(ctx, agent, 1)
+    const readAt = agent.session.events.at(-1).time
+    current = line({ windowName: 'moved' })
+    vi.setSystemTime(readAt + 59_999)
+    let out = await turn(ctx, agent, 2)
+    expect(out.decision).toBe(out.base)
+    expect(record.ran).toHaveLength(1)
+    vi.setSystemTime(readAt - 1)
+    out = await turn(ctx, agent, 3)
+    expect(readings(out.decision)).toHaveLength(1)
+    const second = agent.session.events.at(-1).time
+    vi.setSystemTime(second + 60_000)
+    current = line({ windowName: 'again' })
+    out = await turn(ctx, agent, 4)
+    expect(readings(out.decision)).toHaveLength(1)
+  })
+
+  it('interval 0 queries every turn', async () => {
+    const { ctx, record } = await mount(plugin, { refreshIntervalMs: 0 })
+    const agent = makeAgent()
+    await turn(ctx, agent, 1)
+    await turn(ctx, agent, 2)
+    expect(record.ran).toHaveLength(2)
+  })
+
+  it('two sessions schedule independently', async () => {
+    const { ctx } = await mount(plugin)
+    const a = makeAgent('session-a')
+    const b = makeAgent('session-b')
+    expect(readings((await turn(ctx, a, 1)).decision)).toHaveLength(1)
+    expect(readings((await turn(ctx, b, 1)).decision)).toHaveLength(1)
+    const again = await turn(ctx, a, 2)
+    expect(again.decision).toBe(again.base)
+  })
+
+  it('a resumed session (new plugin instance over the same durable events) keeps suppressing', async () => {
+    const first = await mount(plugin)
+    const agent = makeAgent('session-r')
+    await turn(first.ctx, agent, 1)
+    await first.fiber.dispose()
+    const second = await mount(plugin)
+    const resumed = makeAgent('session-r', agent.session.events)
+    const out = await turn(second.ctx, resumed, 2)
+    expect(out.decision).toBe(out.base)
+    expect(second.record.ran).toHaveLength(1)
+  })
+
+  it('is disposed with its context', async () => {
+    const { ctx, record, fiber } = await mount(plugin)
+    await fiber.dispose()
+    const out = await preStep(ctx, makeAgent())
+    expect(out.decision).toBe(out.base)
+    expect(record.resolved).toHaveLength(0)
+  })
+})
+
+describe('beyond the JS package: errors inside the listener never fail the turn', () => {
+  async function brokenAgent(plugin) {
+    const { ctx } = await mount(plugin)
+    const agent = makeAgent()
+    Object.defineProperty(agent, 'session', {
+      get() {
+        throw new Error('session store unavailable')
+      },
+    })
+    return { ctx, agent }
+  }
+
+  it('native: one warning and the decision passes through', async () => {
+    const { ctx, agent } = await brokenAgent(native)
+    const warn = vi.spyOn(ctx.logger, 'warn')
+    const out = await preStep(ctx, agent)
+    expect(out.decision).toBe(out.base)
+    expect(warn).toHaveBeenCalledTimes(1)
+    expect(warn.mock.calls[0][0]).toContain('session store unavailable')
+  })
+
+  it('js: the same error fails the turn', async () => {
+    const { ctx, agent } = await brokenAgent(reference)
+    await expect(preStep(ctx, agent)).rejects.toThrow('session store unavailable')
+  })
+
+  it('native: a malformed downstream decision passes through with a warning', async () => {
+    const { ctx } = await mount(native)
+    const warn = vi.spyOn(ctx.logger, 'warn')
+    const odd = { kind: 'enter', messages: 'not an array' }
+    const out = await preStep(ctx, makeAgent(), { downstream: odd })
+    expect(out.decision).toBe(odd)
+    expect(warn).toHaveBeenCalledTimes(1)
+  })
+
+  it('native: a rejection from next() still propagates (it is the loop’s own failure)', async () => {
+    const { ctx } = await mount(native)
+    const { agentEvents } = await import('@deepseek-ai/dsh-agent')
+    const run = agentEvents(ctx, makeAgent()).waterfall(
+      'agent/pre-step',
+      { messages: [], turn: 1, step: 1, signal: new AbortController().signal },
+      () => Promise.reject(new Error('downstream failed')),
+    )
+    await expect(run).rejects.toThrow('downstream failed')
+  })
+})
+
+describe('side by side: the same turns give the same messages', () => {
+  it('identical reading JSON apart from id over a scripted sequence', async () => {
+    const script = [line(), line(), line({ windowName: 'b' }), line({ layout: 'x,1x1,0,0,1' }), line({ paneId: '' }), line()]
+    const outputs = []
+    for (const [, plugin] of implementations) {
+      let i = 0
+      const { ctx } = await mount(plugin, {}, { respond: () => Promise.resolve(runResult(script[i++])) })
+      const agent = makeAgent()
+      const seen = []
+      for (let t = 1; t <= script.length; t++) seen.push(readings((await turn(ctx, agent, t)).decision).map(withoutId))
+      outputs.push(seen)
+    }
+    expect(outputs[0]).toEqual(outputs[1])
+  })
+})

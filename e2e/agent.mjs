@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+// The agent process of the end-to-end harness (needs Node >= 22: run it with
+// e2e/node_modules/.bin/node). It boots the shipped composition the way the
+// `dsh` launcher does (dsh-app-boot `boot()`: root config `[]`, the patches of
+// dsh-base then dsh-headless, then overlay.patch.yml), then drives ONE agent
+// through the core registry for N turns in ONE session, exactly as the headless
+// runner drives its single turn (agents.create + followup + whenIdle).
+//
+// Between turns an outside orchestrator may change tmux state: before turn k
+// this process writes `<sync>/ready-<k>` and waits until `<sync>/go-<k>` exists.
+// When done it writes `<sync>/result.json` ({ ok, sessionId, turns, ... }).
+//
+// Usage: node agent.mjs --sync DIR [--turns N] [--go-timeout-ms MS]
+// Environment: DSH_HOME (a private home; sessions land in $DSH_HOME/sessions).
+import { randomUUID } from 'node:crypto'
+import { existsSync, writeFileSync, appendFileSync, renameSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { parseArgs } from 'node:util'
+
+import { boot, loadOverlayPatches } from '@deepseek-ai/dsh-app-boot'
+import { DSH_LAUNCH_ENVIRONMENT_KEY, createLaunchEnvironmentSnapshot } from '@deepseek-ai/dsh-launch-environment'
+import { provideCmdline } from '@deepseek-ai/dsh-cmdline'
+import { installModelSelection } from '@deepseek-ai/dsh-agent'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
+import { SessionId } from '@deepseek-ai/dsh-session'
+
+const BIN = 'dsh-e2e'
+const here = dirname(fileURLToPath(import.meta.url))
+const modules = join(here, 'node_modules')
+
+const { values: args } = parseArgs({
+  options: {
+    sync: { type: 'string' },
+    turns: { type: 'string', default: '3' },
+    'go-timeout-ms': { type: 'string', default: '60000' },
+  },
+})
+if (!args.sync) {
+  process.stderr.write('agent.mjs: --sync DIR is required\n')
+  process.exit(2)
+}
+const syncDir = resolve(args.sync)
+const turns = Number(args.turns)
+const goTimeoutMs = Number(args['go-timeout-ms'])
+if (!Number.isSafeInteger(turns) || turns < 1) {
+  process.stderr.write(`agent.mjs: --turns must be a positive integer, got ${args.turns}\n`)
+  process.exit(2)
+}
+
+const t0 = Date.now()
+function log (line) {
+  const text = `[agent +${Date.now() - t0}ms] ${line}\n`
+  process.stderr.write(text)
+  try { appendFileSync(join(syncDir, 'agent.log'), text) } catch {}
+}
+
+/** Write a file atomically, so the orchestrator never reads half of it. */
+function publish (file, text) {
+  const tmp = join(syncDir, `.${file}.${process.pid}.tmp`)
+  writeFileSync(tmp, text)
+  renameSync(tmp, join(syncDir, file))
+}
+
+async function waitForFile (path, timeoutMs) {
+  const deadline = Date.now() + timeoutMs
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${path}`)
+    await sleep(25)
+  }
+}
+
+const result = { ok: false, pid: process.pid, sessionId: undefined, turns: [], exitRequested: undefined, error: undefined }
+
+async function main () {
+  const task = 'e2e turn 1: reply with one short line'
+  const patches = [
+    ...loadOverlayPatches(BIN, join(modules, '@deepseek-ai/dsh-base/cordis.patch.yml')),
+    ...loadOverlayPatches(BIN, join(modules, '@deepseek-ai/dsh-headless/cordis.patch.yml')),
+    ...loadOverlayPatches(BIN, join(here, 'overlay.patch.yml')),
+  ]
+  log(`booting (node ${process.version}, cwd ${process.cwd()}, DSH_HOME ${process.env.DSH_HOME})`)
+  const root = await boot(BIN, join(here, 'cordis.yml'), patches, (host) => {
+    host.provide(DSH_LAUNCH_ENVIRONMENT_KEY, createLaunchEnvironmentSnapshot([{ source: 'process', values: process.env }]))
+    provideCmdline(host, {
+      args: [task],
+      exit: (code) => {
+        result.exitRequested = code
+        log(`appExit(${code}) requested by the tree`)
+      },
+    })
+  }, pathToFileURL(join(here, 'package.json')).href)
+  log('booted')
+
+  try {
+    const agents = root.get('agents')
+    const defaultModel = root.get('agentDefaultModel')
+    const sessions = root.get('sessions')
+    if (!agents || !defaultModel || !sessions) throw new Error('the booted tree has no agents/agentDefaultModel/sessions service')
+
+    // Same creation as dsh-headless's runner.
+    const selection = defaultModel.currentSelection()
+    const { agent } = await agents.create({
+      sessionId: SessionId(`session-${randomUUID()}`),
+      meta: { cwd: process.cwd() },
+      agentOptions: { provider: selection.provider, model: selection.model },
+      setup: (agentCtx) => {
+        installModelSelection(agentCtx, { current: selection, assembled: undefined })
+      },
+    })
+    result.sessionId = String(agent.id)
+    result.selection = { provider: selection.provider, model: selection.model }
+    log(`agent ${result.sessionId} created with ${selection.provider}/${selection.model}`)
+    await agent.whenIdle()
+
+    for (let k = 1; k <= turns; k++) {
+      publish(`ready-${k}`, JSON.stringify({ turn: k, sessionId: result.sessionId, pid: process.pid }) + '\n')
+      log(`ready for turn ${k}; waiting for go-${k}`)
+      await waitForFile(join(syncDir, `go-${k}`), goTimeoutMs)
+      const firstSeq = agent.session.seq
+      const text = k === 1 ? task : `e2e turn ${k}: reply with one short line`
+      agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }))
+      await agent.whenIdle()
+      await sessions.flush(agent.session)
+      let reason
+      for (const event of agent.session.events) {
+        if (event.seq >= firstSeq && event.type === 'turn/end') reason = event.data.reason?.kind
+      }
+      result.turns.push({ turn: k, firstSeq, lastSeq: agent.session.seq, reason })
+      publish(`done-${k}`, JSON.stringify({ turn: k, reason }) + '\n')
+      log(`turn ${k} idle (turn/end reason ${reason})`)
+    }
+    await sessions.flush(agent.session)
+    result.ok = result.turns.length === turns && result.turns.every((t) => t.reason === 'completed')
+  } finally {
+    // Dispose the tree (telemetry and other services drain here), bounded.
+    const disposed = await Promise.race([
+      root.fiber.dispose().then(() => true, (error) => { log(`dispose failed: ${error?.message ?? error}`); return false }),
+      sleep(5000).then(() => false),
+    ])
+    log(`tree disposed: ${disposed}`)
+  }
+}
+
+let code = 1
+try {
+  await main()
+  code = result.ok ? 0 : 1
+} catch (error) {
+  result.error = error instanceof Error ? (error.stack ?? error.message) : String(error)
+  log(`failed: ${result.error}`)
+}
+try { publish('result.json', JSON.stringify(result, null, 2) + '\n') } catch (error) { log(`cannot write result.json: ${error}`) }
+log(`exiting with ${code}`)
+process.exit(code)

@@ -1,0 +1,46 @@
+/**
+ * Opt-in tmux location context for the DeepSeek Harness, native (Rust, N-API) drop-in of the
+ * JavaScript `@deepseek-ai/dsh-tmux-context`.
+ *
+ * On the first step of each turn the plugin asks tmux, through the harness's `ctx.shell` executor
+ * (`ctx.bash` on 0.0.x harnesses), for the session, window, pane and window layout of the pane this
+ * process really lives in (its controlling tty equals the pane's `pane_tty`). When the rendered
+ * location differs from the session's newest durable reading, one source-tagged user message is
+ * put in front of the step. An absent executor, a process outside tmux, a failed or timed-out query
+ * is a no-op, never a turn failure; an executor that throws or rejects is logged with
+ * `ctx.logger.warn`.
+ *
+ * @module @deepseek-ai/dsh-tmux-context
+ */
+import type { Context } from '@deepseek-ai/cordis';
+import z from '@deepseek-ai/schemastery';
+/** Cordis plugin name used by loader diagnostics: `'tmux-context'`. */
+export declare const name = "tmux-context";
+/** The agent registry that owns pre-step processing: `['agents']`. */
+export declare const inject: string[];
+/** Per-turn tmux-location scheduling. Invalid values fail plugin load with a `TypeError`. */
+export interface Config {
+    /**
+     * Minimum milliseconds between durable readings in one session, measured on `Date.now()` from
+     * the newest reading's event time. Omit or set to 0 to inject on every eligible change.
+     * Must be a non-negative safe integer, else `apply` throws
+     * `TypeError('tmux-context: refreshIntervalMs must be a non-negative safe integer, got <value>')`.
+     */
+    refreshIntervalMs?: number;
+    /**
+     * Bound on one tmux query in milliseconds (default 5000), passed to the executor as
+     * `timeoutMs`; the plugin also stops waiting 1000 ms after it. Must be a positive safe integer
+     * no greater than 2147483647, else `apply` throws
+     * `TypeError('tmux-context: queryTimeoutMs must be a positive safe integer no greater than 2147483647, got <value>')`.
+     */
+    queryTimeoutMs?: number;
+}
+/** Schemastery validation for {@link Config}. */
+export declare const Config: z<Config>;
+/**
+ * Register a prepended `agent/pre-step` listener for the lifetime of `ctx`.
+ * @param ctx - plugin context; the listener is disposed with it.
+ * @param config - durable refresh scheduling and query bound.
+ * @throws TypeError when `refreshIntervalMs` or `queryTimeoutMs` is invalid.
+ */
+export declare function apply(ctx: Context, config: Config): void;

@@ -1,0 +1,50 @@
+// Package entry of @deepseek-ai/dsh-tmux-context (native). It only loads the Rust binary, re-exports
+// its `name`, `inject` and `apply`, and builds the schemastery `Config` that Cordis validates with.
+import { createRequire } from 'node:module'
+import z from '@deepseek-ai/schemastery'
+
+const require = createRequire(import.meta.url)
+
+/** The napi-rs platform triple of this process, e.g. `linux-x64-gnu`. */
+function platformTriple() {
+  const { platform, arch } = process
+  if (platform !== 'linux') return `${platform}-${arch}`
+  const glibc = process.report?.getReport?.()?.header?.glibcVersionRuntime
+  return `${platform}-${arch}-${glibc ? 'gnu' : 'musl'}`
+}
+
+function loadNative() {
+  const triple = platformTriple()
+  const candidates = [`./dsh-tmux-context.${triple}.node`, `@deepseek-ai/dsh-tmux-context-${triple}`]
+  const failures = []
+  for (const candidate of candidates) {
+    try {
+      return require(candidate)
+    } catch (error) {
+      failures.push(`${candidate}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)
+    }
+  }
+  throw new Error(
+    `@deepseek-ai/dsh-tmux-context: no native binary for this platform (${triple}). ` +
+      `Published binaries: linux-x64-gnu. To build from source: clone the repository, install Rust, ` +
+      `then run \`npm install && npm run build\` there. Tried: ${failures.join('; ')}`,
+  )
+}
+
+const native = loadNative()
+
+/** Cordis plugin name: `'tmux-context'`. */
+export const name = native.name
+/** Services this plugin needs: `['agents']`. */
+export const inject = native.inject
+/** Register the prepended `agent/pre-step` listener; throws `TypeError` on invalid config. */
+export const apply = native.apply
+/** Schemastery validation for the config; the exact rules are checked by `apply`. */
+export const Config = z.object({
+  refreshIntervalMs: z
+    .number()
+    .description('Minimum ms between durable readings in one session; omit or 0 to inject on every change.'),
+  queryTimeoutMs: z
+    .number()
+    .description('Bound on one tmux query, ms (default 5000); passed to the executor as timeoutMs.'),
+})

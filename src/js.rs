@@ -1,0 +1,414 @@
+//! A thin, fallible layer over raw N-API calls, used on the JS thread only. Every call that lets JS
+//! run (a getter, a function) may throw: the exception is taken off the engine at once and becomes
+//! a [`Failure`], so a Rust caller decides what the JS error means and nothing stays pending.
+
+use std::ffi::CStr;
+use std::ptr;
+
+use napi::sys;
+
+/// A raw JS value, valid in the current N-API handle scope.
+pub type Val = sys::napi_value;
+
+/// Why a JS call failed: the thrown error's message (`error instanceof Error ? error.message :
+/// String(error)`), or an N-API status when nothing was thrown.
+#[derive(Debug, Clone)]
+pub struct Failure(pub String);
+
+pub type JsResult<T> = Result<T, Failure>;
+
+/// The JS environment of one call on the JS thread.
+#[derive(Clone, Copy)]
+pub struct Js {
+  pub env: sys::napi_env,
+}
+
+impl Js {
+  pub fn new(env: sys::napi_env) -> Self {
+    Js { env }
+  }
+
+  /// Turns a status into a result; a pending JS exception is cleared and its message kept.
+  fn check(&self, status: sys::napi_status, what: &str) -> JsResult<()> {
+    if status == sys::Status::napi_ok {
+      return Ok(());
+    }
+    let mut pending = false;
+    unsafe { sys::napi_is_exception_pending(self.env, &mut pending) };
+    if pending {
+      let mut error = ptr::null_mut();
+      unsafe { sys::napi_get_and_clear_last_exception(self.env, &mut error) };
+      return Err(Failure(self.error_message(error)));
+    }
+    Err(Failure(format!("{what} failed (N-API status {status})")))
+  }
+
+  /// `error instanceof Error ? error.message : String(error)`, never failing.
+  pub fn error_message(&self, error: Val) -> String {
+    let is_error = self
+      .global("Error")
+      .and_then(|ctor| {
+        let mut result = false;
+        self.check(unsafe { sys::napi_instanceof(self.env, error, ctor, &mut result) }, "instanceof")?;
+        Ok(result)
+      })
+      .unwrap_or(false);
+    let shown = if is_error { self.get(error, c"message").and_then(|m| self.to_js_string(m)) } else { self.to_js_string(error) };
+    shown.unwrap_or_else(|_| String::from("unknown error"))
+  }
+
+  pub fn undefined(&self) -> Val {
+    let mut v = ptr::null_mut();
+    unsafe { sys::napi_get_undefined(self.env, &mut v) };
+    v
+  }
+
+  pub fn global(&self, name: &str) -> JsResult<Val> {
+    let mut g = ptr::null_mut();
+    self.check(unsafe { sys::napi_get_global(self.env, &mut g) }, "get global")?;
+    let key = self.string(name)?;
+    self.get_by(g, key)
+  }
+
+  pub fn type_of(&self, v: Val) -> sys::napi_valuetype {
+    let mut t = 0;
+    unsafe { sys::napi_typeof(self.env, v, &mut t) };
+    t
+  }
+
+  pub fn is_undefined(&self, v: Val) -> bool {
+    self.type_of(v) == sys::ValueType::napi_undefined
+  }
+
+  pub fn is_object(&self, v: Val) -> bool {
+    let t = self.type_of(v);
+    t == sys::ValueType::napi_object || t == sys::ValueType::napi_function
+  }
+
+  pub fn get(&self, obj: Val, key: &CStr) -> JsResult<Val> {
+    if !self.is_object(obj) {
+      return Err(Failure(format!("cannot read '{}' of a non-object", key.to_string_lossy())));
+    }
+    let mut v = ptr::null_mut();
+    self.check(unsafe { sys::napi_get_named_property(self.env, obj, key.as_ptr(), &mut v) }, "get property")?;
+    Ok(v)
+  }
+
+  pub fn get_by(&self, obj: Val, key: Val) -> JsResult<Val> {
+    let mut v = ptr::null_mut();
+    self.check(unsafe { sys::napi_get_property(self.env, obj, key, &mut v) }, "get property")?;
+    Ok(v)
+  }
+
+  pub fn set(&self, obj: Val, key: &CStr, value: Val) -> JsResult<()> {
+    self.check(unsafe { sys::napi_set_named_property(self.env, obj, key.as_ptr(), value) }, "set property")
+  }
+
+  pub fn call(&self, func: Val, this: Val, args: &[Val]) -> JsResult<Val> {
+    if self.type_of(func) != sys::ValueType::napi_function {
+      return Err(Failure(String::from("not a function")));
+    }
+    let mut v = ptr::null_mut();
+    self.check(unsafe { sys::napi_call_function(self.env, this, func, args.len(), args.as_ptr(), &mut v) }, "call")?;
+    Ok(v)
+  }
+
+  /// Calls `func` and leaves a thrown exception pending (for a caller that rethrows it as is).
+  pub fn call_rethrowing(&self, func: Val, this: Val, args: &[Val]) -> Option<Val> {
+    let mut v = ptr::null_mut();
+    let status = unsafe { sys::napi_call_function(self.env, this, func, args.len(), args.as_ptr(), &mut v) };
+    (status == sys::Status::napi_ok).then_some(v)
+  }
+
+  /// `obj[key](...args)` with `this = obj`.
+  pub fn call_method(&self, obj: Val, key: &CStr, args: &[Val]) -> JsResult<Val> {
+    let func = self.get(obj, key)?;
+    self.call(func, obj, args)
+  }
+
+  pub fn string(&self, s: &str) -> JsResult<Val> {
+    let mut v = ptr::null_mut();
+    self.check(unsafe { sys::napi_create_string_utf8(self.env, s.as_ptr().cast(), s.len() as isize, &mut v) }, "create string")?;
+    Ok(v)
+  }
+
+  pub fn number(&self, n: f64) -> JsResult<Val> {
+    let mut v = ptr::null_mut();
+    self.check(unsafe { sys::napi_create_double(self.env, n, &mut v) }, "create number")?;
+    Ok(v)
+  }
+
+  pub fn boolean(&self, b: bool) -> JsResult<Val> {
+    let mut v = ptr::null_mut();
+    self.check(unsafe { sys::napi_get_boolean(self.env, b, &mut v) }, "create boolean")?;
+    Ok(v)
+  }
+
+  pub fn object(&self) -> JsResult<Val> {
+    let mut v = ptr::null_mut();
+    self.check(unsafe { sys::napi_create_object(self.env, &mut v) }, "create object")?;
+    Ok(v)
+  }
+
+  /// A plain object with these properties, in this order.
+  pub fn object_of(&self, props: &[(&CStr, Val)]) -> JsResult<Val> {
+    let obj = self.object()?;
+    for (key, value) in props {
+      self.set(obj, key, *value)?;
+    }
+    Ok(obj)
+  }
+
+  pub fn array_of(&self, items: &[Val]) -> JsResult<Val> {
+    let mut arr = ptr::null_mut();
+    self.check(unsafe { sys::napi_create_array_with_length(self.env, items.len(), &mut arr) }, "create array")?;
+    for (i, item) in items.iter().enumerate() {
+      self.check(unsafe { sys::napi_set_element(self.env, arr, i as u32, *item) }, "set element")?;
+    }
+    Ok(arr)
+  }
+
+  pub fn freeze(&self, obj: Val) -> JsResult<Val> {
+    self.check(unsafe { sys::napi_object_freeze(self.env, obj) }, "freeze")?;
+    Ok(obj)
+  }
+
+  pub fn is_array(&self, v: Val) -> bool {
+    let mut result = false;
+    unsafe { sys::napi_is_array(self.env, v, &mut result) };
+    result
+  }
+
+  pub fn array_len(&self, arr: Val) -> JsResult<u32> {
+    let mut n = 0;
+    self.check(unsafe { sys::napi_get_array_length(self.env, arr, &mut n) }, "array length")?;
+    Ok(n)
+  }
+
+  pub fn element(&self, arr: Val, index: u32) -> JsResult<Val> {
+    let mut v = ptr::null_mut();
+    self.check(unsafe { sys::napi_get_element(self.env, arr, index, &mut v) }, "get element")?;
+    Ok(v)
+  }
+
+  pub fn number_of(&self, v: Val) -> Option<f64> {
+    let mut n = 0.0;
+    (unsafe { sys::napi_get_value_double(self.env, v, &mut n) } == sys::Status::napi_ok).then_some(n)
+  }
+
+  pub fn bool_of(&self, v: Val) -> Option<bool> {
+    let mut b = false;
+    (unsafe { sys::napi_get_value_bool(self.env, v, &mut b) } == sys::Status::napi_ok).then_some(b)
+  }
+
+  /// A JS string's text (lone surrogates become U+FFFD); `None` when `v` is not a string.
+  pub fn string_of(&self, v: Val) -> Option<String> {
+    if self.type_of(v) != sys::ValueType::napi_string {
+      return None;
+    }
+    let mut len = 0;
+    if unsafe { sys::napi_get_value_string_utf16(self.env, v, ptr::null_mut(), 0, &mut len) } != sys::Status::napi_ok {
+      return None;
+    }
+    let mut buf = vec![0u16; len + 1];
+    let mut written = 0;
+    if unsafe { sys::napi_get_value_string_utf16(self.env, v, buf.as_mut_ptr(), buf.len(), &mut written) }
+      != sys::Status::napi_ok
+    {
+      return None;
+    }
+    buf.truncate(written);
+    Some(String::from_utf16_lossy(&buf))
+  }
+
+  /// Whether `v` is the string `expected`, without copying long strings.
+  pub fn string_is(&self, v: Val, expected: &str) -> bool {
+    if self.type_of(v) != sys::ValueType::napi_string {
+      return false;
+    }
+    let mut len = 0;
+    if unsafe { sys::napi_get_value_string_utf8(self.env, v, ptr::null_mut(), 0, &mut len) } != sys::Status::napi_ok
+      || len != expected.len()
+    {
+      return false;
+    }
+    let mut buf = [0u8; 32];
+    if len >= buf.len() {
+      return self.string_of(v).as_deref() == Some(expected);
+    }
+    let mut written = 0;
+    unsafe { sys::napi_get_value_string_utf8(self.env, v, buf.as_mut_ptr().cast(), buf.len(), &mut written) };
+    &buf[..written] == expected.as_bytes()
+  }
+
+  /// JS `String(v)` (works for symbols too).
+  pub fn to_js_string(&self, v: Val) -> JsResult<String> {
+    let string = self.global("String")?;
+    let shown = self.call(string, self.undefined(), &[v])?;
+    Ok(self.string_of(shown).unwrap_or_default())
+  }
+
+  pub fn is_promise(&self, v: Val) -> bool {
+    let mut result = false;
+    unsafe { sys::napi_is_promise(self.env, v, &mut result) };
+    result
+  }
+
+  /// A new promise and the deferred that settles it.
+  pub fn deferred(&self) -> JsResult<(sys::napi_deferred, Val)> {
+    let mut deferred = ptr::null_mut();
+    let mut promise = ptr::null_mut();
+    self.check(unsafe { sys::napi_create_promise(self.env, &mut deferred, &mut promise) }, "create promise")?;
+    Ok((deferred, promise))
+  }
+
+  pub fn resolve_deferred(&self, deferred: sys::napi_deferred, value: Val) -> JsResult<()> {
+    self.check(unsafe { sys::napi_resolve_deferred(self.env, deferred, value) }, "resolve promise")
+  }
+
+  /// Throws a `TypeError` with exactly `message`.
+  pub fn throw_type_error(&self, message: &str) {
+    let message = std::ffi::CString::new(message.replace('\0', "\\0")).unwrap_or_default();
+    unsafe { sys::napi_throw_type_error(self.env, ptr::null(), message.as_ptr()) };
+  }
+
+  pub fn throw(&self, error: Val) {
+    unsafe { sys::napi_throw(self.env, error) };
+  }
+
+  /// Takes the pending exception, if any.
+  pub fn take_exception(&self) -> Option<Val> {
+    let mut pending = false;
+    unsafe { sys::napi_is_exception_pending(self.env, &mut pending) };
+    if !pending {
+      return None;
+    }
+    let mut error = ptr::null_mut();
+    unsafe { sys::napi_get_and_clear_last_exception(self.env, &mut error) };
+    Some(error)
+  }
+
+  /// A JS function that runs `body` with `(this, args)`; the closure is dropped when the function
+  /// is collected. `body` returns the value to hand back to JS.
+  pub fn function<F>(&self, name: &CStr, body: F) -> JsResult<Val>
+  where
+    F: Fn(Js, Val, &[Val]) -> JsResult<Val> + 'static,
+  {
+    let data = Box::into_raw(Box::new(body));
+    let mut func = ptr::null_mut();
+    let status = unsafe {
+      sys::napi_create_function(self.env, name.as_ptr(), name.count_bytes() as isize, Some(trampoline::<F>), data.cast(), &mut func)
+    };
+    if status != sys::Status::napi_ok {
+      drop(unsafe { Box::from_raw(data) });
+      return self.check(status, "create function").map(|_| ptr::null_mut());
+    }
+    let status = unsafe { sys::napi_add_finalizer(self.env, func, data.cast(), Some(drop_box::<F>), ptr::null_mut(), ptr::null_mut()) };
+    if status != sys::Status::napi_ok {
+      drop(unsafe { Box::from_raw(data) });
+      return self.check(status, "add finalizer").map(|_| ptr::null_mut());
+    }
+    Ok(func)
+  }
+
+  /// An external value owning `value`, dropped when collected.
+  pub fn external<T: 'static>(&self, value: T) -> JsResult<(Val, *mut T)> {
+    let data = Box::into_raw(Box::new(value));
+    let mut v = ptr::null_mut();
+    let status = unsafe { sys::napi_create_external(self.env, data.cast(), Some(drop_box::<T>), ptr::null_mut(), &mut v) };
+    if status != sys::Status::napi_ok {
+      drop(unsafe { Box::from_raw(data) });
+      return self.check(status, "create external").map(|_| (ptr::null_mut(), ptr::null_mut()));
+    }
+    Ok((v, data))
+  }
+
+  /// The data of an external made by [`Js::external`] with the same `T`.
+  ///
+  /// # Safety
+  /// `v` must have been made by `external::<T>`.
+  pub unsafe fn external_data<T>(&self, v: Val) -> Option<*mut T> {
+    if self.type_of(v) != sys::ValueType::napi_external {
+      return None;
+    }
+    let mut data = ptr::null_mut();
+    (unsafe { sys::napi_get_value_external(self.env, v, &mut data) } == sys::Status::napi_ok).then_some(data.cast())
+  }
+}
+
+unsafe extern "C" fn drop_box<T>(_env: sys::napi_env, data: *mut std::ffi::c_void, _hint: *mut std::ffi::c_void) {
+  drop(unsafe { Box::from_raw(data.cast::<T>()) });
+}
+
+unsafe extern "C" fn trampoline<F>(env: sys::napi_env, info: sys::napi_callback_info) -> Val
+where
+  F: Fn(Js, Val, &[Val]) -> JsResult<Val> + 'static,
+{
+  let js = Js::new(env);
+  let mut argc: usize = 4;
+  let mut argv = [ptr::null_mut(); 4];
+  let mut this = ptr::null_mut();
+  let mut data = ptr::null_mut();
+  if unsafe { sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), &mut this, &mut data) } != sys::Status::napi_ok {
+    return ptr::null_mut();
+  }
+  let argc = argc.min(argv.len());
+  for slot in argv.iter_mut().skip(argc) {
+    *slot = js.undefined();
+  }
+  let body = unsafe { &*data.cast::<F>() };
+  let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(js, this, &argv)));
+  match outcome {
+    Ok(Ok(v)) => v,
+    Ok(Err(Failure(message))) => {
+      // A body that fails on purpose has already thrown; otherwise surface its message.
+      if js.take_exception().map(|e| js.throw(e)).is_none() {
+        let message = std::ffi::CString::new(message.replace('\0', "\\0")).unwrap_or_default();
+        unsafe { sys::napi_throw_error(env, ptr::null(), message.as_ptr()) };
+      }
+      ptr::null_mut()
+    }
+    Err(_) => {
+      unsafe { sys::napi_throw_error(env, ptr::null(), c"tmux-context: internal panic".as_ptr()) };
+      ptr::null_mut()
+    }
+  }
+}
+
+/// A strong reference that keeps a JS value alive across continuations; released on drop (drops
+/// happen on the JS thread, inside callbacks or finalizers).
+pub struct JsRef {
+  env: sys::napi_env,
+  raw: sys::napi_ref,
+}
+
+impl JsRef {
+  pub fn new(js: Js, v: Val) -> JsResult<JsRef> {
+    let mut raw = ptr::null_mut();
+    js.check(unsafe { sys::napi_create_reference(js.env, v, 1, &mut raw) }, "create reference")?;
+    Ok(JsRef { env: js.env, raw })
+  }
+
+  /// A weak reference (count 0): does not keep `v` alive, so a value that owns the holder of
+  /// this reference (a context owning its listener) is not kept alive by it.
+  pub fn weak(js: Js, v: Val) -> JsResult<JsRef> {
+    let mut raw = ptr::null_mut();
+    js.check(unsafe { sys::napi_create_reference(js.env, v, 0, &mut raw) }, "create reference")?;
+    Ok(JsRef { env: js.env, raw })
+  }
+
+  pub fn get(&self, js: Js) -> JsResult<Val> {
+    let mut v = ptr::null_mut();
+    js.check(unsafe { sys::napi_get_reference_value(js.env, self.raw, &mut v) }, "read reference")?;
+    if v.is_null() {
+      return Err(Failure(String::from("the referenced value was collected")));
+    }
+    Ok(v)
+  }
+}
+
+impl Drop for JsRef {
+  fn drop(&mut self) {
+    unsafe { sys::napi_delete_reference(self.env, self.raw) };
+  }
+}

@@ -1,0 +1,454 @@
+//! The N-API edge: `apply(ctx, config)` registers the `agent/pre-step` listener, and the listener
+//! moves values between JS and the pure core. Everything runs on the JS thread; every await is a
+//! promise continuation, so the event loop is never blocked. Any failure after `next()` resolves
+//! (a thrown JS error, a Rust panic) becomes one `ctx.logger.warn` and the decision passes through.
+
+use std::cell::{Cell, RefCell};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
+
+use napi::sys;
+
+use crate::core::{self, Injection, Previous, ScanPlan, SessionIndex};
+use crate::js::{Failure, Js, JsRef, JsResult, Val};
+
+/// Grace after `queryTimeoutMs` before our own timer gives up on an executor that ignored it, ms.
+const OWN_TIMER_GRACE_MS: f64 = 1_000.0;
+
+/// One applied plugin: its context, its config and its per-session index of readings.
+struct Plugin {
+  ctx: JsRef,
+  /// `WeakMap<Session, External<RefCell<SessionIndex>>>`: dies with each session object.
+  sessions: JsRef,
+  refresh_interval_ms: Option<f64>,
+  query_timeout_ms: u64,
+  command: String,
+}
+
+/// What a step of the listener decided.
+enum Outcome {
+  /// Hand `next()`'s decision back untouched.
+  Pass,
+  /// Hand back this value (a new decision, or a promise of one).
+  Value(Val),
+}
+
+/// A JS value kept alive across continuations, whatever its type.
+struct Held {
+  holder: JsRef,
+  boxed: bool,
+}
+
+impl Held {
+  fn new(js: Js, v: Val) -> JsResult<Held> {
+    if js.is_object(v) {
+      Ok(Held { holder: JsRef::new(js, v)?, boxed: false })
+    } else {
+      Ok(Held { holder: JsRef::new(js, js.array_of(&[v])?)?, boxed: true })
+    }
+  }
+
+  fn get(&self, js: Js) -> JsResult<Val> {
+    let v = self.holder.get(js)?;
+    if self.boxed { js.element(v, 0) } else { Ok(v) }
+  }
+}
+
+/// `apply(ctx, config)`: validates config (throws the contract's `TypeError`), registers the
+/// prepended `agent/pre-step` listener on `ctx` (disposed with it), returns `undefined`.
+pub fn apply(js: Js, ctx: Val, config: Val) -> JsResult<Val> {
+  let refresh_interval_ms = read_config_number(js, config, c"refreshIntervalMs")?
+    .map(|v| core::valid_refresh_interval(v.0).ok_or_else(|| throw_type_error(js, &core::refresh_interval_error(&v.1))))
+    .transpose()?;
+  let query_timeout_ms = read_config_number(js, config, c"queryTimeoutMs")?
+    .map(|v| core::valid_query_timeout(v.0).ok_or_else(|| throw_type_error(js, &core::query_timeout_error(&v.1))))
+    .transpose()?
+    .unwrap_or(core::DEFAULT_QUERY_TIMEOUT_MS);
+  let weak_map = js.global("WeakMap")?;
+  let mut sessions = std::ptr::null_mut();
+  let status = unsafe { sys::napi_new_instance(js.env, weak_map, 0, std::ptr::null(), &mut sessions) };
+  if status != sys::Status::napi_ok {
+    return Err(Failure("tmux-context: cannot create the session index".into()));
+  }
+  let plugin = Rc::new(Plugin {
+    ctx: JsRef::weak(js, ctx)?,
+    sessions: JsRef::new(js, sessions)?,
+    refresh_interval_ms,
+    query_timeout_ms,
+    command: core::build_command(std::process::id()),
+  });
+  let listener = js.function(c"tmuxContextPreStep", move |js, _this, args| pre_step(js, &plugin, args[0], args[1]))?;
+  let options = js.object_of(&[(c"prepend", js.boolean(true)?)])?;
+  js.call_method(ctx, c"on", &[js.string("agent/pre-step")?, listener, options])?;
+  Ok(js.undefined())
+}
+
+/// Throws a `TypeError` and returns the failure that tells the trampoline it is already thrown.
+fn throw_type_error(js: Js, message: &str) -> Failure {
+  js.throw_type_error(message);
+  Failure(message.to_string())
+}
+
+/// `config[key]`: `None` when undefined (or config itself is), else `(number, String(value))`;
+/// a non-number gives `NaN`, which every rule rejects.
+fn read_config_number(js: Js, config: Val, key: &std::ffi::CStr) -> JsResult<Option<(f64, String)>> {
+  if !js.is_object(config) {
+    return Ok(None);
+  }
+  let value = js.get(config, key)?;
+  if js.is_undefined(value) {
+    return Ok(None);
+  }
+  let shown = js.to_js_string(value)?;
+  Ok(Some((js.number_of(value).unwrap_or(f64::NAN), shown)))
+}
+
+/// The payload fields the listener reads before calling `next()`, as the JS listener destructures.
+struct PreStep {
+  agent: Option<Held>,
+  signal: Option<Held>,
+  turn: String,
+  first_step: bool,
+}
+
+fn read_pre_step(js: Js, payload: Val) -> PreStep {
+  let field = |key| js.get(payload, key).ok();
+  let held = |v: Option<Val>| v.filter(|v| js.is_object(*v)).and_then(|v| Held::new(js, v).ok());
+  PreStep {
+    agent: held(field(c"agent")),
+    signal: held(field(c"signal")),
+    turn: field(c"turn").and_then(|t| js.to_js_string(t).ok()).unwrap_or_default(),
+    first_step: field(c"step").and_then(|s| js.number_of(s)) == Some(1.0),
+  }
+}
+
+/// The listener: always `await next()` first; then, on the first step of a turn, maybe inject.
+fn pre_step(js: Js, plugin: &Rc<Plugin>, payload: Val, next: Val) -> JsResult<Val> {
+  let pre = catch_unwind(AssertUnwindSafe(|| read_pre_step(js, payload)))
+    .unwrap_or(PreStep { agent: None, signal: None, turn: String::new(), first_step: false });
+  // `next()` throwing leaves its error pending: the trampoline rethrows it as is, as `await
+  // next()` would reject with it.
+  let Some(pending) = js.call_rethrowing(next, js.undefined(), &[]) else {
+    return Err(Failure(String::from("next() threw")));
+  };
+  let plugin = Rc::clone(plugin);
+  let pre = Cell::new(Some(pre));
+  let on_decision = move |js: Js, _this: Val, args: &[Val]| {
+    let decision = args[0];
+    let Some(pre) = pre.take() else { return Ok(decision) };
+    Ok(contain(js, &plugin, decision, |js| after_next(js, &plugin, &pre, decision)))
+  };
+  let chained = js
+    .function(c"tmuxContextAfterNext", on_decision)
+    .and_then(|f| {
+      let promise = if js.is_promise(pending) { pending } else { resolved(js, pending)? };
+      js.call_method(promise, c"then", &[f])
+    });
+  Ok(chained.unwrap_or(pending))
+}
+
+/// A promise resolved with `value` (JS `await` accepts non-promises).
+fn resolved(js: Js, value: Val) -> JsResult<Val> {
+  let (deferred, promise) = js.deferred()?;
+  js.resolve_deferred(deferred, value)?;
+  Ok(promise)
+}
+
+/// Runs one step of the listener so that nothing escapes: a failure or a panic is logged once as a
+/// warning and the decision passes through.
+fn contain(js: Js, plugin: &Plugin, decision: Val, step: impl FnOnce(Js) -> JsResult<Outcome>) -> Val {
+  match catch_unwind(AssertUnwindSafe(|| step(js))) {
+    Ok(Ok(Outcome::Value(v))) => v,
+    Ok(Ok(Outcome::Pass)) => decision,
+    Ok(Err(Failure(reason))) => {
+      warn(js, plugin, &core::listener_failed_warning(&reason));
+      decision
+    }
+    Err(panic) => {
+      let reason = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "internal panic".into());
+      warn(js, plugin, &core::listener_failed_warning(&reason));
+      decision
+    }
+  }
+}
+
+/// `ctx.logger.warn(message)`; a logger that throws is ignored.
+fn warn(js: Js, plugin: &Plugin, message: &str) {
+  let _ = (|| -> JsResult<()> {
+    let ctx = plugin.ctx.get(js)?;
+    let logger = js.get(ctx, c"logger")?;
+    js.call_method(logger, c"warn", &[js.string(message)?])?;
+    Ok(())
+  })();
+}
+
+/// Contract steps 2 to 7, once `next()` has resolved with `decision`.
+fn after_next(js: Js, plugin: &Rc<Plugin>, pre: &PreStep, decision: Val) -> JsResult<Outcome> {
+  let kind = js.get(decision, c"kind")?;
+  if js.string_is(kind, "reject") {
+    return Ok(Outcome::Pass);
+  }
+  let aborted = match &pre.signal {
+    Some(signal) => js.get(signal.get(js)?, c"aborted")?,
+    None => return Err(Failure("pre-step payload has no abort signal".into())),
+  };
+  if js.bool_of(aborted).unwrap_or(false) || !pre.first_step {
+    return Ok(Outcome::Pass);
+  }
+  let ctx = plugin.ctx.get(js)?;
+  let shell = executor(js, ctx)?;
+  let Some(shell) = shell else { return Ok(Outcome::Pass) };
+  let agent = pre.agent.as_ref().ok_or_else(|| Failure("pre-step payload has no agent".into()))?.get(js)?;
+  let previous = previous_reading(js, plugin, agent)?;
+  if plugin.refresh_interval_ms.is_some_and(|i| i > 0.0) && previous.is_some() {
+    let now = js.call_method(js.global("Date")?, c"now", &[])?;
+    let now = js.number_of(now).unwrap_or(f64::NAN);
+    if core::within_refresh_interval(plugin.refresh_interval_ms, previous.as_ref(), now) {
+      return Ok(Outcome::Pass);
+    }
+  }
+  query(js, plugin, pre, shell, decision, previous)
+}
+
+/// `ctx.get('shell')`, else `ctx.get('bash')` (the 0.0.x harness's executor); `None` when neither
+/// is mounted.
+fn executor(js: Js, ctx: Val) -> JsResult<Option<Val>> {
+  for name in ["shell", "bash"] {
+    let service = js.call_method(ctx, c"get", &[js.string(name)?])?;
+    if !js.is_undefined(service) {
+      return Ok(Some(service));
+    }
+  }
+  Ok(None)
+}
+
+/// The newest reading in `agent.session.events`, from the per-session index: built newest-first
+/// on a miss, then extended only by the events appended since.
+fn previous_reading(js: Js, plugin: &Plugin, agent: Val) -> JsResult<Option<Previous>> {
+  let session = js.get(agent, c"session")?;
+  let events = js.get(session, c"events")?;
+  let len = js.array_len(events)? as usize;
+  let sessions = plugin.sessions.get(js)?;
+  let known = js.call_method(sessions, c"get", &[session])?;
+  // SAFETY: only this module puts values in the WeakMap, all made by `external::<RefCell<_>>`.
+  let (cell, built) = match unsafe { js.external_data::<RefCell<SessionIndex>>(known) } {
+    Some(ptr) => (ptr, true),
+    None => {
+      let (external, ptr) = js.external(RefCell::new(SessionIndex::default()))?;
+      js.call_method(sessions, c"set", &[session, external])?;
+      (ptr, false)
+    }
+  };
+  // SAFETY: the external lives while the WeakMap holds it, which is while `session` lives, and
+  // `session` is on this call's stack.
+  let cell = unsafe { &*cell };
+  let mut index = cell.borrow().clone();
+  let plan = index.plan(len, built);
+  update_index(js, events, &mut index, plan)?;
+  let latest = index.latest.clone();
+  *cell.borrow_mut() = index;
+  Ok(latest)
+}
+
+/// Reads the planned events and returns the updated index.
+fn update_index(js: Js, events: Val, index: &mut SessionIndex, plan: ScanPlan) -> JsResult<()> {
+  match plan {
+    ScanPlan::Nothing => {}
+    ScanPlan::NewestFirst { len } => {
+      index.latest = None;
+      for seq in (0..len).rev() {
+        if let Some(found) = reading_of(js, js.element(events, seq as u32)?)? {
+          index.latest = found;
+          break;
+        }
+      }
+      index.scanned = len;
+    }
+    ScanPlan::Appended { from, len } => {
+      for seq in from..len {
+        if let Some(found) = reading_of(js, js.element(events, seq as u32)?)? {
+          index.latest = found;
+        }
+      }
+      index.scanned = len;
+    }
+  }
+  Ok(())
+}
+
+/// `None` when `event` is not one of this plugin's readings; `Some(None)` when it is but its first
+/// content block is not text; else its state and time.
+fn reading_of(js: Js, event: Val) -> JsResult<Option<Option<Previous>>> {
+  if !js.string_is(js.get(event, c"type")?, "user/message") {
+    return Ok(None);
+  }
+  let data = js.get(event, c"data")?;
+  let Ok(source) = js.get(data, c"source") else { return Ok(None) };
+  let own = js.get(source, c"kind").is_ok_and(|k| js.string_is(k, "plugin"))
+    && js.get(source, c"plugin").is_ok_and(|p| js.string_is(p, core::PLUGIN_NAME));
+  if !own {
+    return Ok(None);
+  }
+  let content = js.get(data, c"content")?;
+  let block = if js.is_array(content) && js.array_len(content)? > 0 { Some(js.element(content, 0)?) } else { None };
+  let text = match block {
+    Some(block) if js.is_object(block) && js.string_is(js.get(block, c"type")?, "text") => js.string_of(js.get(block, c"text")?),
+    _ => None,
+  };
+  let Some(text) = text else { return Ok(Some(None)) };
+  let time = js.number_of(js.get(event, c"time")?).unwrap_or(f64::NAN);
+  Ok(Some(Some(Previous { state: core::state_of_text(&text).to_string(), time })))
+}
+
+/// Contract step 6 onwards: `shell.run(shell.resolve({ command, signal, timeoutMs }))`, bounded by
+/// our own timer too, then parse, compare and maybe inject. Returns a promise of the decision.
+fn query(js: Js, plugin: &Rc<Plugin>, pre: &PreStep, shell: Val, decision: Val, previous: Option<Previous>) -> JsResult<Outcome> {
+  let signal = match &pre.signal {
+    Some(signal) => signal.get(js)?,
+    None => js.undefined(),
+  };
+  let request = js.object_of(&[
+    (c"command", js.string(&plugin.command)?),
+    (c"signal", signal),
+    (c"timeoutMs", js.number(plugin.query_timeout_ms as f64)?),
+  ])?;
+  let run = js.call_method(shell, c"resolve", &[request]).and_then(|spec| js.call_method(shell, c"run", &[spec]));
+  let pending = match run {
+    Ok(v) if js.is_promise(v) => v,
+    Ok(v) => resolved(js, v)?,
+    Err(Failure(reason)) => {
+      warn(js, plugin, &core::query_failed_warning(&reason));
+      return Ok(Outcome::Pass);
+    }
+  };
+
+  let (deferred, promise) = js.deferred()?;
+  let settle = Rc::new(Settle { deferred: Cell::new(Some(deferred)), timer: RefCell::new(None), decision: Held::new(js, decision)? });
+  let timer = {
+    let settle = Rc::clone(&settle);
+    let on_timeout = js.function(c"tmuxContextQueryTimeout", move |js, _, _| {
+      settle.finish(js, |_| Ok(Outcome::Pass));
+      Ok(js.undefined())
+    })?;
+    let delay = js.number(plugin.query_timeout_ms as f64 + OWN_TIMER_GRACE_MS)?;
+    let handle = js.call(js.global("setTimeout")?, js.undefined(), &[on_timeout, delay])?;
+    if js.is_object(handle) {
+      let _ = js.call_method(handle, c"unref", &[]);
+    }
+    handle
+  };
+  *settle.timer.borrow_mut() = Some(Held::new(js, timer)?);
+
+  let turn = pre.turn.clone();
+  let on_result = {
+    let settle = Rc::clone(&settle);
+    let plugin = Rc::clone(plugin);
+    let previous = RefCell::new(previous);
+    js.function(c"tmuxContextQueryResult", move |js, _, args| {
+      let result = args[0];
+      let previous = previous.borrow_mut().take();
+      settle.finish_contained(js, &plugin, |js, decision| on_query_result(js, result, decision, previous.as_ref(), &turn));
+      Ok(js.undefined())
+    })?
+  };
+  let on_error = {
+    let settle = Rc::clone(&settle);
+    let plugin = Rc::clone(plugin);
+    js.function(c"tmuxContextQueryError", move |js, _, args| {
+      let reason = js.error_message(args[0]);
+      settle.finish(js, |js| {
+        warn(js, &plugin, &core::query_failed_warning(&reason));
+        Ok(Outcome::Pass)
+      });
+      Ok(js.undefined())
+    })?
+  };
+  js.call_method(pending, c"then", &[on_result, on_error])?;
+  Ok(Outcome::Value(promise))
+}
+
+/// The one settlement of a query's promise: by the executor's result, its error, or our timer.
+struct Settle {
+  deferred: Cell<Option<sys::napi_deferred>>,
+  timer: RefCell<Option<Held>>,
+  decision: Held,
+}
+
+impl Settle {
+  /// Settles once with what `step` decides (a failure passes the decision through); clears the timer.
+  fn finish(&self, js: Js, step: impl FnOnce(Js) -> JsResult<Outcome>) {
+    let Some(deferred) = self.deferred.take() else { return };
+    if let Some(timer) = self.timer.borrow_mut().take() {
+      if let (Ok(clear), Ok(handle)) = (js.global("clearTimeout"), timer.get(js)) {
+        let _ = js.call(clear, js.undefined(), &[handle]);
+      }
+    }
+    let decision = self.decision.get(js).unwrap_or_else(|_| js.undefined());
+    let value = match catch_unwind(AssertUnwindSafe(|| step(js))) {
+      Ok(Ok(Outcome::Value(v))) => v,
+      _ => decision,
+    };
+    let _ = js.resolve_deferred(deferred, value);
+  }
+
+  /// Like [`Settle::finish`], with failures and panics logged as the listener's warning.
+  fn finish_contained(&self, js: Js, plugin: &Plugin, step: impl FnOnce(Js, Val) -> JsResult<Outcome>) {
+    self.finish(js, |js| {
+      let decision = self.decision.get(js)?;
+      Ok(Outcome::Value(contain(js, plugin, decision, |js| step(js, decision))))
+    });
+  }
+}
+
+/// Contract steps 6 (result) to 8: exit code, parse, compare, build the new decision.
+fn on_query_result(js: Js, result: Val, decision: Val, previous: Option<&Previous>, turn: &str) -> JsResult<Outcome> {
+  let exit_code = js.get(result, c"exitCode")?;
+  if js.number_of(exit_code) != Some(0.0) {
+    return Ok(Outcome::Pass);
+  }
+  let stdout = js.get(js.get(result, c"stdout")?, c"text")?;
+  let stdout = js.string_of(stdout).ok_or_else(|| Failure("executor stdout.text is not a string".into()))?;
+  let Some(location) = core::parse_output(&stdout) else { return Ok(Outcome::Pass) };
+  match core::decide_injection(&location, previous, turn) {
+    Injection::Unchanged => Ok(Outcome::Pass),
+    Injection::Inject(text) => Ok(Outcome::Value(enter_with_reading(js, decision, &text)?)),
+  }
+}
+
+/// `{ kind: 'enter', messages: [reading, ...decision.messages] }` with the deep-frozen reading.
+fn enter_with_reading(js: Js, decision: Val, text: &str) -> JsResult<Val> {
+  let messages = js.get(decision, c"messages")?;
+  if !js.is_array(messages) {
+    return Err(Failure("decision.messages is not an array".into()));
+  }
+  let count = js.array_len(messages)?;
+  let mut all = Vec::with_capacity(count as usize + 1);
+  all.push(reading_message(js, text)?);
+  for i in 0..count {
+    all.push(js.element(messages, i)?);
+  }
+  js.object_of(&[(c"kind", js.string("enter")?), (c"messages", js.array_of(&all)?)])
+}
+
+/// The user message of a reading, keys in the contract's order, every object frozen.
+fn reading_message(js: Js, text: &str) -> JsResult<Val> {
+  let text = js.string(text)?;
+  let plugin = js.string(core::PLUGIN_NAME)?;
+  let block = js.freeze(js.object_of(&[(c"type", js.string("text")?), (c"text", text)])?)?;
+  let content = js.freeze(js.array_of(&[block])?)?;
+  let section = js.freeze(js.object_of(&[(c"name", plugin), (c"text", text)])?)?;
+  let sections = js.freeze(js.array_of(&[section])?)?;
+  let source = js.freeze(js.object_of(&[
+    (c"kind", js.string("plugin")?),
+    (c"plugin", plugin),
+    (c"form", js.string("snapshot")?),
+    (c"sections", sections),
+  ])?)?;
+  let id = uuid::Uuid::new_v4().to_string();
+  js.freeze(js.object_of(&[(c"content", content), (c"source", source), (c"role", js.string("user")?), (c"id", js.string(&id)?)])?)
+}
+
