@@ -93,7 +93,12 @@ describe.each(implementations)('config at plugin load (%s)', (_, plugin) => {
   })
 
   it('an invalid interval fails the plugin at load: it never listens', async () => {
-    const { ctx, record } = await mount(plugin, { refreshIntervalMs: -1 })
+    const ctx = new Context()
+    await ctx.plugin(AgentRegistry)
+    const { record } = await mount(plugin, {}, { ctx, executor: 'shell', skipPlugin: true })
+    await expect(Promise.resolve(ctx.plugin(plugin, { refreshIntervalMs: -1 }))).rejects.toThrow(
+      new TypeError('tmux-context: refreshIntervalMs must be a non-negative safe integer, got -1'),
+    )
     const out = await preStep(ctx, makeAgent())
     expect(out.decision).toBe(out.base)
     expect(record.resolved).toHaveLength(0)

@@ -67,7 +67,7 @@ function executorClass(base, record) {
  * scripted `ctx.shell`. `executor: 'bash'` mounts it as the 0.0.x harness's `ctx.bash` instead;
  * `executor: 'none'` mounts none. `respond(spec)` answers run(); by default one good reading.
  */
-export async function mount(plugin, config = {}, { executor = 'shell', respond, ctx: given } = {}) {
+export async function mount(plugin, config = {}, { executor = 'shell', respond, ctx: given, skipPlugin = false } = {}) {
   const ctx = given ?? new Context()
   if (!given) await ctx.plugin(AgentRegistry)
   const record = {
@@ -86,7 +86,7 @@ export async function mount(plugin, config = {}, { executor = 'shell', respond, 
     }
     await ctx.plugin(executorClass(BashService, record))
   }
-  const fiber = await ctx.plugin(plugin, config)
+  const fiber = skipPlugin ? undefined : await ctx.plugin(plugin, config)
   return { ctx, record, fiber }
 }
 

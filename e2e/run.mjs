@@ -68,8 +68,8 @@ export async function runE2E (opts = {}) {
     ok: false,
     error: undefined,
     elapsedMs: undefined,
-    tmux: { socket, session, window, windowRenamed: undefined, paneId: undefined, paneIndex: undefined, windowIndex: undefined, panePid: undefined, paneDeadStatus: undefined },
-    agent: { node, pid: undefined, sessionId: undefined, exitCode: undefined, result: undefined },
+    tmux: { socket, session, window, windowRenamed: undefined, paneId: undefined, paneIndex: undefined, windowIndex: undefined, panePid: undefined, paneTty: undefined },
+    agent: { node, pid: undefined, tty: undefined, sessionId: undefined, exitCode: undefined, result: undefined },
     turns: [],
     events: 0,
     logPath: undefined,
@@ -90,10 +90,9 @@ export async function runE2E (opts = {}) {
   const paneState = () => tmux('display-message', '-p', '-t', report.tmux.paneId, STATE_FORMAT).replace(/\n$/, '')
   const paneDead = () => {
     try {
-      const [dead, status] = tmux('display-message', '-p', '-t', report.tmux.paneId, '#{pane_dead} #{pane_dead_status}').trim().split(' ')
-      return dead === '1' ? { dead: true, status: status === '' ? null : Number(status) } : { dead: false }
+      return tmux('display-message', '-p', '-t', report.tmux.paneId, '#{pane_dead}').trim() === '1'
     } catch {
-      return { dead: true, status: null }
+      return true // no server or no pane any more
     }
   }
   const readResult = () => {
@@ -106,7 +105,8 @@ export async function runE2E (opts = {}) {
     while (!existsSync(path)) {
       const result = readResult()
       if (result !== undefined && file !== 'result.json') throw new Error(`agent finished before ${what}: ${result.error ?? JSON.stringify(result.turns)}`)
-      if (paneDead().dead && !existsSync(path)) throw new Error(`agent pane died before ${what}`)
+      if (existsSync(join(sync, 'exit-code')) && !existsSync(path)) throw new Error(`agent exited (${readFileSync(join(sync, 'exit-code'), 'utf8').trim()}) before ${what}`)
+      if (paneDead() && !existsSync(path)) throw new Error(`agent pane died before ${what}`)
       if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
       await sleep(50)
     }
@@ -120,7 +120,11 @@ export async function runE2E (opts = {}) {
 
   const expected = new Map() // turn -> the state (last two reading lines) the orchestrator saw before go-k
   try {
-    const agentCmd = `exec ${shQuote(node)} ${shQuote(join(E2E_DIR, 'agent.mjs'))} --sync ${shQuote(sync)} --turns ${turns} --go-timeout-ms ${timeoutMs}`
+    // Not `exec`: tmux 3.3a (started from Node) may never report #{pane_dead_status}
+    // for an exec'd pane process, so the shell records the exit code itself. The
+    // agent is the shell's foreground child, on the pane's tty.
+    const agentCmd = `${shQuote(node)} ${shQuote(join(E2E_DIR, 'agent.mjs'))} --sync ${shQuote(sync)} --turns ${turns} --go-timeout-ms ${timeoutMs}; ` +
+      `echo $? > ${shQuote(join(sync, 'exit-code'))}`
     const created = tmux('-f', '/dev/null', 'new-session', '-d', '-s', session, '-n', window, '-x', '200', '-y', '50', '-c', work,
       '-e', `DSH_HOME=${home}`, '-e', 'DSH_TELEMETRY_DISABLED=1',
       '-P', '-F', '#{pane_id}\t#{pane_index}\t#{window_index}\t#{pane_pid}', agentCmd,
@@ -135,6 +139,10 @@ export async function runE2E (opts = {}) {
         const ready = JSON.parse(readFileSync(join(sync, 'ready-1'), 'utf8'))
         report.agent.pid = ready.pid
         report.agent.sessionId = ready.sessionId
+        // The agent process must live on the pane's tty (what the plugin verifies).
+        report.tmux.paneTty = tmux('display-message', '-p', '-t', paneId, '#{pane_tty}').trim()
+        const ps = spawnSync('ps', ['-o', 'tty=', '-p', String(ready.pid)], { encoding: 'utf8' })
+        report.agent.tty = ps.status === 0 ? `/dev/${ps.stdout.trim()}` : undefined
       }
       if (k === renameBefore) {
         tmux('rename-window', '-t', paneId, newWindowName)
@@ -149,11 +157,10 @@ export async function runE2E (opts = {}) {
     await waitFor('result.json', 'the agent to finish')
     const result = readResult()
     report.agent.result = result
-    // The pane stays (remain-on-exit); wait briefly for its exit status.
-    for (let i = 0; i < 100 && !paneDead().dead; i++) await sleep(20)
-    const dead = paneDead()
-    report.agent.exitCode = dead.dead ? dead.status : undefined
-    report.tmux.paneDeadStatus = dead.status
+    // The pane stays (remain-on-exit); wait briefly for the agent's exit code.
+    const exitFile = join(sync, 'exit-code')
+    for (let i = 0; i < 250 && !existsSync(exitFile); i++) await sleep(20)
+    report.agent.exitCode = existsSync(exitFile) ? Number(readFileSync(exitFile, 'utf8').trim()) : undefined
 
     const logPath = findSessionLog(join(home, 'sessions'), result.sessionId)
     report.logPath = logPath
@@ -257,6 +264,7 @@ function checks (report, result, expected, renameBefore, newWindowName) {
   const check = (name, pass, detail) => list.push({ name, pass: Boolean(pass), ...(detail === undefined ? {} : { detail }) })
   check('agent finished ok', result?.ok === true, result?.error)
   check('agent exit code 0', report.agent.exitCode === 0, report.agent.exitCode)
+  check('agent runs on the pane tty', report.agent.tty !== undefined && report.agent.tty === report.tmux.paneTty, { agent: report.agent.tty, pane: report.tmux.paneTty })
   check('one session for all turns', result?.turns?.length === report.turns.length && report.agent.sessionId === result?.sessionId)
   for (const t of report.turns) {
     const exp = expected.get(t.turn)
