@@ -49,6 +49,11 @@ if (!Number.isSafeInteger(turns) || turns < 1) {
   process.exit(2)
 }
 
+if (Number(process.versions.node.split('.')[0]) < 22) {
+  process.stderr.write(`agent.mjs: the dsh composition needs Node >= 22 (this is ${process.version}); run it with e2e/node_modules/.bin/node\n`)
+  process.exit(2)
+}
+
 const t0 = Date.now()
 function log (line) {
   const text = `[agent +${Date.now() - t0}ms] ${line}\n`

@@ -112,8 +112,11 @@ export async function runE2E (opts = {}) {
     }
   }
 
+  let socketPath
   const cleanup = () => {
     try { spawnSync(tmuxBin, ['-L', socket, 'kill-server'], { env, stdio: 'ignore', timeout: 10_000 }) } catch {}
+    // tmux 3.3a leaves the socket file behind after kill-server.
+    if (socketPath !== undefined) rmSync(socketPath, { force: true })
     if (!keep) rmSync(tmp, { recursive: true, force: true })
   }
   active.add(cleanup)
@@ -130,6 +133,8 @@ export async function runE2E (opts = {}) {
       '-P', '-F', '#{pane_id}\t#{pane_index}\t#{window_index}\t#{pane_pid}', agentCmd,
       ';', 'set-option', '-w', 'remain-on-exit', 'on')
     const [paneId, paneIndex, windowIndex, panePid] = created.trim().split('\t')
+    socketPath = tmux('display-message', '-p', '#{socket_path}').trim()
+    report.tmux.socketPath = socketPath
     Object.assign(report.tmux, { paneId, paneIndex: Number(paneIndex), windowIndex: Number(windowIndex), panePid: Number(panePid) })
 
     let previousState
