@@ -35,6 +35,7 @@ const { values: args } = parseArgs({
     sync: { type: 'string' },
     turns: { type: 'string', default: '3' },
     'go-timeout-ms': { type: 'string', default: '60000' },
+    'no-probe': { type: 'boolean', default: false },
   },
 })
 if (!args.sync) {
@@ -73,6 +74,32 @@ async function waitForFile (path, timeoutMs) {
   while (!existsSync(path)) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${path}`)
     await sleep(25)
+  }
+}
+
+/**
+ * Run the plugin's tmux query (CONTRACT.md's command, for this pid) once
+ * through the composition's own `ctx.shell` (dsh-bash-sandbox), outside any
+ * agent, and report what the sandboxed shell sees. Diagnostic only: it does not
+ * touch the session log.
+ */
+async function probeShell (shell) {
+  if (!shell) return { shell: false }
+  const format = ['#{session_name}', '#{window_index}', '#{window_name}', '#{pane_index}', '#{pane_id}',
+    '#{window_active}', '#{pane_active}', '#{window_layout}'].join('\\t')
+  const command = [
+    '[ -n "$TMUX_PANE" ] || { echo "no TMUX_PANE" >&2; exit 1; }',
+    `self_tty=$(ps -o tty= -p ${process.pid} | tr -d ' ')`,
+    '[ -n "$self_tty" ] || { echo "ps: no tty for the pid" >&2; exit 1; }',
+    'pane_tty=$(tmux display-message -t "$TMUX_PANE" -p \'#{pane_tty}\') || exit 1',
+    '[ "$pane_tty" = "/dev/$self_tty" ] || { echo "tty mismatch: $pane_tty vs /dev/$self_tty" >&2; exit 1; }',
+    `exec tmux display-message -t "$TMUX_PANE" -p '${format}'`,
+  ].join('\n')
+  try {
+    const r = await shell.run(shell.resolve({ command, signal: AbortSignal.timeout(10_000) }))
+    return { shell: shell.constructor?.name, sandboxMode: shell.sandboxMode, exitCode: r.exitCode, signal: r.signal, timedOut: r.timedOut, stdout: r.stdout?.text, stderr: r.stderr?.text, sandbox: r.sandbox }
+  } catch (error) {
+    return { shell: shell.constructor?.name, error: error instanceof Error ? error.message : String(error) }
   }
 }
 
@@ -118,6 +145,7 @@ async function main () {
     result.selection = { provider: selection.provider, model: selection.model }
     log(`agent ${result.sessionId} created with ${selection.provider}/${selection.model}`)
     await agent.whenIdle()
+    if (!args['no-probe']) result.shellProbe = await probeShell(root.get('shell'))
 
     for (let k = 1; k <= turns; k++) {
       publish(`ready-${k}`, JSON.stringify({ turn: k, sessionId: result.sessionId, pid: process.pid }) + '\n')

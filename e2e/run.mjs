@@ -40,6 +40,8 @@ function shQuote (s) {
  * @param {string} [opts.tmux='tmux'] - the tmux binary.
  * @param {string} [opts.newWindowName] - the name the window gets before turn `renameBefore`.
  * @param {Record<string,string>} [opts.env] - extra environment for the agent process.
+ * @param {string} [opts.permissionMode] - DSH_PERMISSION_MODE for the composition (default: unset, i.e. the
+ *   shipped workspace-write); see README.md about bwrap.
  * @returns {Promise<object>} the report (see README.md); `ok` tells whether every check passed.
  */
 export async function runE2E (opts = {}) {
@@ -62,7 +64,8 @@ export async function runE2E (opts = {}) {
   const home = join(tmp, 'home')
   const sync = join(tmp, 'sync')
   const work = join(tmp, 'work')
-  for (const d of [home, sync, work]) mkdirp(d)
+  const agentTmp = join(tmp, 'tmp') // the agent's TMPDIR: dsh-spill-*/dsh-subprocess-* dirs go away with ours
+  for (const d of [home, sync, work, agentTmp]) mkdirp(d)
 
   const report = {
     ok: false,
@@ -75,12 +78,16 @@ export async function runE2E (opts = {}) {
     logPath: undefined,
     checks: [],
     tmpDir: keep ? tmp : undefined,
+    environment: undefined,
   }
 
   // The environment of the tmux server and so of the pane: ours, without an outer
   // tmux's variables and without any DSH_* setting that would change the composition.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DSH_') && k !== 'TMUX' && k !== 'TMUX_PANE'))
-  Object.assign(env, { DSH_HOME: home, DSH_TELEMETRY_DISABLED: '1' }, opts.env ?? {})
+  Object.assign(env, { DSH_HOME: home, DSH_TELEMETRY_DISABLED: '1', TMPDIR: agentTmp }, opts.env ?? {})
+  if (opts.permissionMode !== undefined) env.DSH_PERMISSION_MODE = opts.permissionMode
+
+  report.environment = describeEnvironment(tmuxBin, env)
   const tmux = (...args) => {
     const r = spawnSync(tmuxBin, ['-L', socket, ...args], { env, encoding: 'utf8', timeout: 10_000 })
     if (r.error) throw r.error
@@ -112,11 +119,12 @@ export async function runE2E (opts = {}) {
     }
   }
 
-  let socketPath
+  // Where `tmux -L` puts the socket; tmux 3.3a leaves the file behind after kill-server.
+  const socketPath = join(env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid()}`, socket)
+  report.tmux.socketPath = socketPath
   const cleanup = () => {
     try { spawnSync(tmuxBin, ['-L', socket, 'kill-server'], { env, stdio: 'ignore', timeout: 10_000 }) } catch {}
-    // tmux 3.3a leaves the socket file behind after kill-server.
-    if (socketPath !== undefined) rmSync(socketPath, { force: true })
+    rmSync(socketPath, { force: true })
     if (!keep) rmSync(tmp, { recursive: true, force: true })
   }
   active.add(cleanup)
@@ -129,12 +137,11 @@ export async function runE2E (opts = {}) {
     const agentCmd = `${shQuote(node)} ${shQuote(join(E2E_DIR, 'agent.mjs'))} --sync ${shQuote(sync)} --turns ${turns} --go-timeout-ms ${timeoutMs}; ` +
       `echo $? > ${shQuote(join(sync, 'exit-code'))}`
     const created = tmux('-f', '/dev/null', 'new-session', '-d', '-s', session, '-n', window, '-x', '200', '-y', '50', '-c', work,
-      '-e', `DSH_HOME=${home}`, '-e', 'DSH_TELEMETRY_DISABLED=1',
+      '-e', `DSH_HOME=${home}`, '-e', 'DSH_TELEMETRY_DISABLED=1', '-e', `TMPDIR=${agentTmp}`,
       '-P', '-F', '#{pane_id}\t#{pane_index}\t#{window_index}\t#{pane_pid}', agentCmd,
       ';', 'set-option', '-w', 'remain-on-exit', 'on')
     const [paneId, paneIndex, windowIndex, panePid] = created.trim().split('\t')
-    socketPath = tmux('display-message', '-p', '#{socket_path}').trim()
-    report.tmux.socketPath = socketPath
+    report.tmux.socketPath = tmux('display-message', '-p', '#{socket_path}').trim()
     Object.assign(report.tmux, { paneId, paneIndex: Number(paneIndex), windowIndex: Number(windowIndex), panePid: Number(panePid) })
 
     let previousState
@@ -162,6 +169,7 @@ export async function runE2E (opts = {}) {
     await waitFor('result.json', 'the agent to finish')
     const result = readResult()
     report.agent.result = result
+    report.shellProbe = result.shellProbe
     // The pane stays (remain-on-exit); wait briefly for the agent's exit code.
     const exitFile = join(sync, 'exit-code')
     for (let i = 0; i < 250 && !existsSync(exitFile); i++) await sleep(20)
@@ -187,6 +195,21 @@ export async function runE2E (opts = {}) {
     report.elapsedMs = Date.now() - t0
   }
   return report
+}
+
+/** Facts that decide whether the sandboxed shell can see tmux (README.md). */
+function describeEnvironment (tmuxBin, env) {
+  const out = (cmd, args) => {
+    const r = spawnSync(cmd, args, { env, encoding: 'utf8', timeout: 5000 })
+    return r.status === 0 ? r.stdout.trim() : null
+  }
+  return {
+    orchestratorNode: process.version,
+    tmux: out(tmuxBin, ['-V']),
+    // dsh-sandbox-local prefers bwrap (which hides /tmp and the host's ptys) over Landlock.
+    bwrap: out('sh', ['-c', 'command -v bwrap']),
+    permissionMode: env.DSH_PERMISSION_MODE ?? 'workspace-write (shipped default)',
+  }
 }
 
 function mkdirp (d) {
@@ -304,6 +327,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
       'rename-before': { type: 'string', default: '3' },
       'timeout-ms': { type: 'string', default: '120000' },
       keep: { type: 'boolean', default: false },
+      'permission-mode': { type: 'string' },
     },
   })
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
@@ -317,6 +341,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
     renameBefore: Number(values['rename-before']),
     timeoutMs: Number(values['timeout-ms']),
     keep: values.keep,
+    permissionMode: values['permission-mode'],
   })
   process.stdout.write(JSON.stringify(report, null, 2) + '\n')
   process.exitCode = report.ok ? 0 : 1
