@@ -418,3 +418,77 @@ describe('side by side: the same turns give the same messages', () => {
     expect(outputs[0]).toEqual(outputs[1])
   })
 })
+
+describe('beyond the JS package: both harness generations', () => {
+  it('native reads through ctx.bash when no ctx.shell is mounted (0.0.x harness)', async () => {
+    const { ctx, record } = await mount(native, {}, { executor: 'bash' })
+    const { decision } = await preStep(ctx, makeAgent())
+    expect(readings(decision)).toHaveLength(1)
+    expect(record.resolved).toHaveLength(1)
+  })
+
+  it('js: ctx.bash alone gives no reading', async () => {
+    const { ctx, record } = await mount(reference, {}, { executor: 'bash' })
+    const out = await preStep(ctx, makeAgent())
+    expect(out.decision).toBe(out.base)
+    expect(record.resolved).toHaveLength(0)
+  })
+
+  it('prefers ctx.shell when both are mounted', async () => {
+    const ctx = new Context()
+    await ctx.plugin(AgentRegistry)
+    const bash = await mount(native, {}, { ctx, executor: 'bash', skipPlugin: true })
+    const shell = await mount(native, {}, { ctx, executor: 'shell' })
+    await preStep(ctx, makeAgent())
+    expect(shell.record.resolved).toHaveLength(1)
+    expect(bash.record.resolved).toHaveLength(0)
+  })
+})
+
+describe('beyond the JS package: a bounded query', () => {
+  it('passes queryTimeoutMs (default 5000) to resolve() as timeoutMs', async () => {
+    const a = await mount(native)
+    await preStep(a.ctx, makeAgent())
+    expect(a.record.resolved[0].timeoutMs).toBe(5000)
+    const b = await mount(native, { queryTimeoutMs: 1234 })
+    await preStep(b.ctx, makeAgent())
+    expect(b.record.resolved[0].timeoutMs).toBe(1234)
+  })
+
+  it.each([
+    [0, '0'],
+    [-1, '-1'],
+    [1.5, '1.5'],
+    [2 ** 31, '2147483648'],
+    [Number.NaN, 'NaN'],
+    ['100', '100'],
+  ])('queryTimeoutMs %s fails at load with the exact TypeError', (value, shown) => {
+    const call = () => native.apply({ on() {} }, { queryTimeoutMs: value })
+    expect(call).toThrow(TypeError)
+    expect(call).toThrow(`tmux-context: queryTimeoutMs must be a positive safe integer no greater than 2147483647, got ${shown}`)
+  })
+
+  it('an executor that ignores the bound cannot hold the turn: native passes through, JS still waits', async () => {
+    const never = () => new Promise(() => {})
+    const ours = await mount(native, { queryTimeoutMs: 50 }, { respond: never })
+    const warn = vi.spyOn(ours.ctx.logger, 'warn')
+    const out = await preStep(ours.ctx, makeAgent())
+    expect(out.decision).toBe(out.base)
+    expect(warn).not.toHaveBeenCalled()
+    const theirs = await mount(reference, {}, { respond: never })
+    const settled = await Promise.race([preStep(theirs.ctx, makeAgent()).then(() => 'settled'), new Promise((r) => setTimeout(r, 1500, 'waiting'))])
+    expect(settled).toBe('waiting')
+  })
+
+  it('a result that arrives after the bound is ignored; one that arrives in time is used', async () => {
+    let release
+    const late = () => new Promise((r) => (release = () => r(runResult(line()))))
+    const { ctx } = await mount(native, { queryTimeoutMs: 20 }, { respond: late })
+    const out = await preStep(ctx, makeAgent())
+    expect(out.decision).toBe(out.base)
+    release()
+    await new Promise((r) => setTimeout(r, 10))
+    const quick = await mount(native, { queryTimeoutMs: 20 }, { respond: () => new Promise((r) => setTimeout(() => r(runResult(line())), 5)) })
+    expect(readings((await preStep(quick.ctx, makeAgent())).decision)).toHaveLength(1)
+  })
+})

@@ -79,4 +79,16 @@ describe('native vs JS reference on random executor outputs', () => {
       'tmux location (turn 1):\nsession s"q, window 1 "w \\"quoted\\" \\\\ back", pane 0 %1\nwindow active=1, pane active=0, layout a,1x1,0,0,1',
     )
   })
+
+  it('megabyte outputs read the same, in linear time', async () => {
+    const big = 'x'.repeat(1 << 20)
+    const steps = [
+      { stdout: [big, '1', big, '0', '%1', '1', '1', 'l'].join(SEP) + '\n', exitCode: 0 },
+      { stdout: SEP.repeat(1 << 19), exitCode: 0 },
+      { stdout: '\\'.repeat(1 << 20) + '\n' + 'dsh-tmux-context:q1' + SEP.repeat(1 << 18), exitCode: 0 },
+    ]
+    const [ours, theirs] = await runBoth(steps)
+    expect(ours).toEqual(theirs)
+    expect(ours[0].readings).toHaveLength(1)
+  })
 })

@@ -1,0 +1,32 @@
+// A TypeScript consumer of the package, compiled with `tsc --noEmit` against the harness's own types.
+import { Context } from '@deepseek-ai/cordis'
+import AgentRegistry from '@deepseek-ai/dsh-agent'
+import InvariantRegistry from '@deepseek-ai/dsh-invariants'
+import * as tmuxContext from '@deepseek-ai/dsh-tmux-context'
+import { apply, Config, inject, name } from '@deepseek-ai/dsh-tmux-context'
+import * as invariant from '@deepseek-ai/dsh-tmux-context/invariant'
+import * as reference from 'dsh-tmux-context-js'
+
+export async function compose(): Promise<void> {
+  const ctx = new Context()
+  await ctx.plugin(AgentRegistry)
+  await ctx.plugin(InvariantRegistry)
+  await ctx.plugin(tmuxContext, { refreshIntervalMs: 60_000, queryTimeoutMs: 2_000 })
+  await ctx.plugin(invariant)
+  const config: Config = { refreshIntervalMs: 0 }
+  const validated: Config = Config(config)
+  const result: void = apply(ctx, validated)
+  const pluginName: 'tmux-context' = name
+  const services: string[] = inject
+  const dispose: Promise<() => void> = invariant.apply(ctx)
+  // The JS package's surface is assignable to ours and back: a drop-in for its callers.
+  const asReference: typeof reference.apply = apply
+  const referenceConfig: reference.Config = { refreshIntervalMs: 1 }
+  const ours: Config = referenceConfig
+  void [result, pluginName, services, dispose, asReference, ours]
+  // @ts-expect-error refreshIntervalMs is a number of milliseconds
+  const wrong: Config = { refreshIntervalMs: '60000' }
+  // @ts-expect-error queryTimeoutMs is a number of milliseconds
+  const wrongTimeout: Config = { queryTimeoutMs: true }
+  void [wrong, wrongTimeout]
+}
