@@ -1,0 +1,141 @@
+// Row 1: the plugin's per-turn cost with an instant executor, both implementations in one process,
+// alternating. Run as `node --expose-gc bench/prestep.mjs <out.json>` (bench/run.mjs does).
+//
+// Each n gets one real Session per implementation (a reading at seq 2, then n ordinary events) and
+// one mounted Context per implementation (real Cordis Context, real AgentRegistry, a ShellExecutor
+// whose run() resolves at once with one fixed reading line). Every measured pre-step is `step: 1`
+// of a turn whose location equals the stored reading: the plugin reads the log, queries, parses,
+// compares, and hands the decision back untouched (suppressed). Each sample is checked for that
+// (same decision object, exactly one query): a check of behaviour, not of timing.
+import { writeFileSync } from 'node:fs'
+import { Inbox } from '@deepseek-ai/dsh-agent'
+import { Session, SessionId } from '@deepseek-ai/dsh-session'
+import { implementations, mount, preStep, runResult, line } from '../__test__/harness.mjs'
+import { appendOrdinary, buildSession, fullGc, summary } from './lib.mjs'
+
+const out = process.argv[2]
+const quick = process.env.BENCH_QUICK === '1'
+const log = (...a) => console.error('[prestep]', ...a)
+const now = () => process.hrtime.bigint()
+const ms = (t0, t1) => Number(t1 - t0) / 1e6
+
+/** Iterations per n: cold samples, and rounds × batch per variant and implementation. */
+const PLAN = [
+  { n: 1_000, cold: 40, rounds: 20, batch: 40 },
+  { n: 10_000, cold: 40, rounds: 20, batch: 20 },
+  { n: 100_000, cold: 20, rounds: 20, batch: 8 },
+  { n: 1_000_000, cold: 11, rounds: 12, batch: 8 },
+].map((p) => (quick ? { ...p, cold: 3, rounds: 4, batch: 2 } : p))
+
+// The executor's one fixed answer, shared by every run() (it resolves at once).
+const RESULT = runResult(line() + '\n')
+const respond = () => Promise.resolve(RESULT)
+
+const agentOf = (session) => ({
+  id: session.id,
+  options: { provider: 'mock', model: 'mock' },
+  session,
+  inbox: new Inbox(session, { inserted() {}, discarded() {}, claimed() {} }),
+  status: 'running',
+})
+
+/** A fresh real Context with the instant executor and `plugin` applied with `{}`. */
+const mountInstant = (plugin) => mount(plugin, {}, { respond })
+
+/** The reading the plugin itself produces for RESULT, as it lands in a session. */
+async function makeReading(plugin) {
+  const { ctx } = await mountInstant(plugin)
+  const agent = agentOf(Session.create(SessionId('reading-source')))
+  const { decision } = await preStep(ctx, agent, { turn: 1 })
+  if (decision.messages.length !== 1) throw new Error('the plugin did not inject a reading on a fresh session')
+  return decision.messages[0]
+}
+
+/** One measured pre-step: time it, then check it queried once and was suppressed. */
+async function measure(m, agent, turn) {
+  const ran = m.record.ran.length
+  const downstream = { kind: 'enter', messages: [] }
+  const t0 = now()
+  const { decision } = await preStep(m.ctx, agent, { turn, downstream })
+  const t1 = now()
+  if (decision !== downstream) throw new Error(`${m.name}: pre-step was not suppressed (turn ${turn})`)
+  if (m.record.ran.length !== ran + 1) throw new Error(`${m.name}: pre-step did not query exactly once`)
+  return ms(t0, t1)
+}
+
+const results = { rows: [] }
+const impls = implementations // [['native', mod], ['js', mod]]
+const reading = await makeReading(impls[0][1])
+
+// JIT warm-up of both implementations (and of the harness, Session and Cordis paths) on a small
+// session, both variants, before anything is recorded.
+{
+  log('warm-up')
+  for (const [name, plugin] of impls) {
+    const m = { name, ...(await mountInstant(plugin)) }
+    const agent = agentOf(buildSession(`warm-${name}`, reading, 1_000))
+    for (let i = 0; i < (quick ? 100 : 1_500); i++) {
+      if (i % 2) appendOrdinary(agent.session, 1_000 + i)
+      await measure(m, agent, 2 + i)
+    }
+  }
+}
+
+for (const { n, cold, rounds, batch } of PLAN) {
+  fullGc()
+  const tb = performance.now()
+  const state = {}
+  for (const [name, plugin] of impls) {
+    state[name] = { name, plugin, agent: agentOf(buildSession(`bench-${name}-${n}`, reading, n)), m: undefined, next: n, turn: 2 }
+  }
+  log(`n=${n}: sessions built in ${((performance.now() - tb) / 1000).toFixed(1)} s (${state.native.agent.session.seq} events each)`)
+  const order = (r) => (r % 2 ? [...impls].reverse() : impls).map(([name]) => state[name])
+
+  // Cold: the first pre-step of a freshly applied plugin on this already long session (the log
+  // snapshot is cached). For the native package this builds its per-session index from the full
+  // log; for the JS package it is an ordinary call. Each sample mounts a new Context (untimed).
+  fullGc()
+  const coldSamples = { native: [], js: [] }
+  for (let r = 0; r < cold; r++) {
+    for (const s of order(r)) {
+      s.m = { name: s.name, ...(await mountInstant(s.plugin)) }
+      if (n >= 100_000) fullGc()
+      void s.agent.session.events
+      coldSamples[s.name].push(await measure(s.m, s.agent, s.turn++))
+    }
+  }
+  results.rows.push({ kind: 'cold', n, native: summary(coldSamples.native), js: summary(coldSamples.js) })
+  log(`n=${n}: cold done`)
+
+  // Steady state, on the last mounted Context of each implementation (already indexed, warm).
+  for (const variant of ['cached', 'append']) {
+    fullGc()
+    for (const s of Object.values(state)) {
+      for (let i = 0; i < 3; i++) {
+        if (variant === 'append') appendOrdinary(s.agent.session, s.next++)
+        await measure(s.m, s.agent, s.turn++)
+      }
+    }
+    const samples = { native: [], js: [] }
+    for (let r = 0; r < rounds; r++) {
+      for (const s of order(r)) {
+        // A full GC (untimed) before each batch, so that neither implementation pays for garbage
+        // or GC work the other one left (at 1 000 000 events the JS package drops two 8 MB arrays
+        // per call; without this the native batches that follow run ~2× slower).
+        fullGc()
+        for (let b = 0; b < batch; b++) {
+          if (variant === 'append') appendOrdinary(s.agent.session, s.next++)
+          else void s.agent.session.events // cached: the getter returns the same frozen array
+          samples[s.name].push(await measure(s.m, s.agent, s.turn++))
+        }
+      }
+    }
+    results.rows.push({ kind: variant, n, native: summary(samples.native), js: summary(samples.js) })
+    log(`n=${n}: ${variant} done (native ${summary(samples.native).median.toFixed(4)} ms, js ${summary(samples.js).median.toFixed(4)} ms)`)
+  }
+  for (const s of Object.values(state)) s.agent = s.m = undefined
+}
+
+writeFileSync(out, JSON.stringify(results, null, 2))
+fullGc()
+process.exit(0)

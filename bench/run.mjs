@@ -1,0 +1,177 @@
+// `npm run bench` (via scripts/bench.sh): one run measuring the native package and the JS reference
+// side by side, alternating, then the Markdown table on stdout and in bench/results.md with the
+// machine facts. Progress goes to stderr. `BENCH_QUICK=1`: few iterations (smoke run, not numbers).
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { fmtBytes, fmtInt, fmtMs, fullGc, machineFacts, root } from './lib.mjs'
+import { tmuxLatency, spawnCounts } from './tmux.mjs'
+import { importCost } from './import.mjs'
+
+const started = performance.now()
+const quick = process.env.BENCH_QUICK === '1'
+const log = (...a) => console.error('[bench]', ...a)
+const phaseTimes = {}
+async function phase(name, fn) {
+  fullGc()
+  const t = performance.now()
+  log(`${name}…`)
+  const r = await fn()
+  phaseTimes[name] = (performance.now() - t) / 1000
+  log(`${name}: ${phaseTimes[name].toFixed(1)} s`)
+  return r
+}
+
+const facts = machineFacts()
+log(`${facts.cpu}, ${facts.cores} cores, node ${facts.node}, addon ${facts.addon.size} bytes (${facts.addon.sha256})`)
+
+// 1. Pre-step cost, in its own process (a 1 000 000-event session per implementation needs the heap).
+const prestep = await phase('pre-step (instant executor)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dshtc-bench-'))
+  try {
+    const out = join(dir, 'prestep.json')
+    execFileSync(process.execPath, ['--expose-gc', '--max-old-space-size=6144', fileURLToPath(new URL('./prestep.mjs', import.meta.url)), out], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: process.env,
+    })
+    return JSON.parse(readFileSync(out, 'utf8'))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+// 2. Real tmux pane, real /bin/sh executor.
+const tmux = await phase('first step in a real tmux pane', () => tmuxLatency(quick ? { rounds: 2, iterations: 3 } : { rounds: 10, iterations: 7 }))
+const spawned = await phase('processes per query (strace)', () => spawnCounts())
+// 3. Import + apply, fresh process per sample.
+const load = await phase('import + apply (fresh processes)', () => importCost({ samples: quick ? 3 : 30 }))
+
+// --- The table -------------------------------------------------------------------------------------
+
+const TARGETS = {
+  'cached:1000': 1.0,
+  'cached:100000': 0.2,
+  'cached:1000000': 0.1,
+  tmux: 0.75,
+}
+const rows = []
+const verdicts = []
+function row(label, nat, js, { fmt = fmtMs, target, samples } = {}) {
+  const ratio = nat !== undefined && js ? nat / js : undefined
+  let met = ''
+  if (target !== undefined) {
+    const ok = ratio !== undefined && ratio <= target
+    met = ok ? 'met' : '**not met**'
+    verdicts.push({ label, ratio, target, ok })
+  }
+  rows.push([
+    label,
+    nat === undefined ? '—' : fmt(nat),
+    js === undefined ? '—' : fmt(js),
+    ratio === undefined ? '—' : `${ratio.toFixed(ratio < 0.1 ? 3 : 2)}×`,
+    target === undefined ? '' : `≤ ${target.toFixed(2)}×`,
+    met,
+    samples ?? '',
+  ])
+}
+
+const byKind = (kind) => prestep.rows.filter((r) => r.kind === kind)
+for (const r of byKind('cached')) {
+  row(`1a. pre-step, log snapshot cached, n = ${fmtInt(r.n)}`, r.native.median, r.js.median, { target: TARGETS[`cached:${r.n}`], samples: `${r.native.n} + ${r.js.n}` })
+}
+for (const r of byKind('append')) {
+  row(`1b. pre-step, append just before, n = ${fmtInt(r.n)}`, r.native.median, r.js.median, { samples: `${r.native.n} + ${r.js.n}` })
+}
+for (const r of byKind('cold')) {
+  row(`1c. first pre-step of a fresh plugin (cold), n = ${fmtInt(r.n)}`, r.native.median, r.js.median, { samples: `${r.native.n} + ${r.js.n}` })
+}
+if (tmux.skipped) row(`2. first step in a real tmux pane (${tmux.skipped})`, undefined, undefined, { target: TARGETS.tmux })
+else row('2. first-step pre-step in a real tmux pane, /bin/sh executor', tmux.native.median, tmux.js.median, { target: TARGETS.tmux, samples: `${tmux.native.n} + ${tmux.js.n}` })
+row('3a. `await import(pkg)` + `apply(ctx, {})`, fresh process', load.native.totalMs.median, load.js.totalMs.median, { samples: `${load.native.totalMs.n} + ${load.js.totalMs.n}` })
+row('3b. RSS after load − RSS before (same process, after GC)', load.native.rssDelta.median, load.js.rssDelta.median, {
+  fmt: fmtBytes,
+  samples: `${load.native.rssDelta.n} + ${load.js.rssDelta.n}`,
+})
+if (!spawned.skipped) {
+  const n = spawned.impls.native
+  const j = spawned.impls.js
+  row('processes per tmux query (strace -ff)', n.processes, j.processes, { fmt: String, samples: '1 + 1' })
+}
+row(`\`${facts.addon.file}\` size`, facts.addon.size, undefined, { fmt: (b) => `${fmtBytes(b)} (${fmtInt(b)} B)` })
+
+const header = ['measurement', 'native (median)', 'JS 0.1.0-rc.8 (median)', 'native/JS', 'target (issue 4)', 'met?', 'samples (native + JS)']
+const table = [
+  `| ${header.join(' | ')} |`,
+  `|${header.map((h, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+  ...rows.map((r) => `| ${r.join(' | ')} |`),
+].join('\n')
+const metCount = verdicts.filter((v) => v.ok).length
+const verdictLine =
+  `Issue 4 targets: ${metCount}/${verdicts.length} met` +
+  (metCount === verdicts.length ? '.' : ` — not met: ${verdicts.filter((v) => !v.ok).map((v) => `${v.label} (${v.ratio?.toFixed(2)}× > ${v.target}×)`).join('; ')}.`)
+
+const wall = (performance.now() - started) / 1000
+const machine = [
+  `- date: ${facts.date}`,
+  `- CPU: ${facts.cpu} (${facts.cores} cores per /proc/cpuinfo), memory ${facts.memory}`,
+  `- Node ${facts.node}, ${facts.kernel}, ${facts.tmux}, /bin/sh = ${facts.sh}`,
+  `- commit ${facts.commit}; addon ${facts.addon.file} ${fmtInt(facts.addon.size)} B, sha256 ${facts.addon.sha256}…, built ${facts.addon.built}`,
+  `- total bench wall time: ${wall.toFixed(0)} s (${Object.entries(phaseTimes).map(([k, v]) => `${k} ${v.toFixed(0)} s`).join(', ')})${quick ? ' — QUICK RUN, not for quoting' : ''}`,
+].join('\n')
+
+// Details: spread of every measured row, and how the processes were counted.
+const spread = (s, fmt = fmtMs) => `${fmt(s.median)} (p10 ${fmt(s.p10)}, p90 ${fmt(s.p90)})`
+const details = [
+  '| row | native | JS |',
+  '|---|---:|---:|',
+  ...prestep.rows.map((r) => `| ${r.kind}, n = ${fmtInt(r.n)} | ${spread(r.native)} | ${spread(r.js)} |`),
+  ...(tmux.skipped
+    ? []
+    : [
+        `| tmux first step | ${spread(tmux.native)} | ${spread(tmux.js)} |`,
+        `| tmux first step, first iteration of each probe process (excluded above) | ${spread(tmux.firstOfProcess.native)} | ${spread(tmux.firstOfProcess.js)} |`,
+      ]),
+  `| import only | ${spread(load.native.importMs)} | ${spread(load.js.importMs)} |`,
+  `| apply only | ${spread(load.native.applyMs)} | ${spread(load.js.applyMs)} |`,
+  `| V8 heap used after load − before | ${spread(load.native.heapDelta, fmtBytes)} | ${spread(load.js.heapDelta, fmtBytes)} |`,
+  `| external memory after load − before | ${spread(load.native.externalDelta, fmtBytes)} | ${spread(load.js.externalDelta, fmtBytes)} |`,
+].join('\n')
+
+let processes = ''
+if (spawned.skipped) processes = `Processes per query: not counted (${spawned.skipped}).`
+else {
+  const describe = (r) => {
+    const programs = r.programs.map((p) => p.program.split('/').pop())
+    return `${r.processes} processes (the executor's \`/bin/sh\` + ${r.forks.length} fork/clone), ${programs.length} successful execve: ${programs.join(', ')}`
+  }
+  processes = [
+    "Processes per query: each implementation's actual command, captured from the executor's `resolve()` request in a",
+    'probe that runs as a tmux pane\'s own process, run as `strace -ff -e trace=execve,clone,clone3,fork,vfork /bin/sh -c <command>`;',
+    'processes = the traced `/bin/sh` + successful fork/vfork/clone/clone3 without CLONE_THREAD (equal to the number of per-process trace files).',
+    `- native: ${describe(spawned.impls.native)}`,
+    `- JS: ${describe(spawned.impls.js)}`,
+  ].join('\n')
+}
+
+const markdown = `${table}\n\n${verdictLine}\n`
+const results = [
+  '# Benchmark results: native vs JS reference',
+  '',
+  'Written by `npm run bench` (bench/run.mjs); what each row measures is in bench/README.md.',
+  '',
+  machine,
+  '',
+  markdown,
+  '## Spread',
+  '',
+  details,
+  '',
+  '## How processes were counted',
+  '',
+  processes,
+  '',
+].join('\n')
+writeFileSync(join(root, 'bench', 'results.md'), results)
+console.log(`\n${markdown}\n${machine}\n\n${processes}\n`)
+log(`wrote bench/results.md; total ${wall.toFixed(0)} s`)

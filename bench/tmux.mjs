@@ -1,0 +1,73 @@
+// Row 2 and the process count, on a private tmux server (`tmux -L <name> -f /dev/null`):
+//  - first-step pre-step latency: the pane probe of the tests (__test__/fixtures/pane-probe.mjs) runs
+//    as a pane's own process with a real /bin/sh executor and times `iterations` first steps, each on
+//    a fresh Session (so each one queries and injects). Probes alternate native/JS, round by round;
+//    the first iteration of each probe process (cold JIT, first spawn) is left out.
+//  - processes per query: bench/spawn-probe.mjs, in a pane, runs each implementation's actual
+//    command (as captured from the executor's resolve()) under `strace -f`.
+import { execFileSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { TmuxServer, hasTmux, waitForJson } from '../__test__/tmux.mjs'
+import { summary } from './lib.mjs'
+
+const shellQuote = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`
+const log = (...a) => console.error('[tmux]', ...a)
+
+/** First-step latency in a real pane, alternating probes; returns per-implementation summaries. */
+export async function tmuxLatency({ rounds = 6, iterations = 6 } = {}) {
+  if (!hasTmux) return { skipped: 'tmux is not installed' }
+  const server = new TmuxServer()
+  try {
+    const sessionId = server.newSession('bench', 'main')
+    const samples = { native: [], js: [] }
+    const first = { native: [], js: [] }
+    for (let r = 0; r < rounds; r++) {
+      for (const impl of r % 2 ? ['js', 'native'] : ['native', 'js']) {
+        const { result } = await server.probeInWindow(sessionId, `${impl}-${r}`, { impl, config: {}, iterations }, { timeoutMs: 60_000 })
+        if (result.error) throw new Error(`${impl} probe failed: ${result.error}`)
+        if (result.readings.length !== 1 || result.passedThrough.some(Boolean)) {
+          throw new Error(`${impl} probe did not inject a reading on every first step: ${JSON.stringify(result)}`)
+        }
+        first[impl].push(result.durationsMs[0])
+        samples[impl].push(...result.durationsMs.slice(1))
+      }
+      log(`round ${r + 1}/${rounds} done`)
+    }
+    return { native: summary(samples.native), js: summary(samples.js), firstOfProcess: { native: summary(first.native), js: summary(first.js) } }
+  } finally {
+    server.kill()
+  }
+}
+
+/** Each implementation's query command, run once in a real pane under `strace -f`. */
+export async function spawnCounts() {
+  if (!hasTmux) return { skipped: 'tmux is not installed' }
+  try {
+    execFileSync('strace', ['-V'], { stdio: 'ignore' })
+  } catch {
+    return { skipped: 'strace is not installed (apt-get install strace)' }
+  }
+  const server = new TmuxServer()
+  try {
+    const sessionId = server.newSession('bench-strace', 'main')
+    const spec = join(server.dir, 'strace-spec.json')
+    const out = join(server.dir, 'strace-out.json')
+    writeFileSync(spec, JSON.stringify({ out }))
+    const probe = fileURLToPath(new URL('./spawn-probe.mjs', import.meta.url))
+    server.tmux('new-window', '-d', '-t', `${sessionId}:`, '-n', 'strace', `exec ${shellQuote(process.execPath)} ${shellQuote(probe)} ${shellQuote(spec)}`)
+    const result = await waitForJson(out, 60_000)
+    if (result.error) throw new Error(`strace probe failed: ${result.error}`)
+    for (const [name, r] of Object.entries(result.impls)) {
+      if (r.exitCode !== 0 || !r.reading) throw new Error(`${name}: the traced query did not produce a reading (exit ${r.exitCode}, stderr ${r.stderr})`)
+    }
+    const strip = (t) => t.split('\n').slice(1).join('\n')
+    if (strip(result.impls.native.reading) !== strip(result.impls.js.reading)) {
+      throw new Error(`the two implementations read different locations:\n${result.impls.native.reading}\n---\n${result.impls.js.reading}`)
+    }
+    return result
+  } finally {
+    server.kill()
+  }
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# `npm run bench`: the native package and the JS reference (devDependency `dsh-tmux-context-js`)
+# measured side by side in one run; the Markdown table goes to stdout and, with the machine facts,
+# to bench/results.md. Progress goes to stderr. What each row measures: bench/README.md.
+#   BENCH_SKIP_BUILD=1  measure the .node as it is (default: `node scripts/build.mjs`, which lets
+#                       cargo rebuild the release addon only when src/ changed)
+#   BENCH_QUICK=1       few iterations: a smoke run of the bench itself, not numbers to quote
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund >&2
+fi
+command -v tmux >/dev/null || echo "bench: tmux not found; the real-pane rows will be skipped (apt-get install tmux)" >&2
+if ! command -v strace >/dev/null; then
+  # The process count traces each command; install strace where we can (root with apt-get).
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    { apt-get install -y -qq strace || { apt-get update -qq && apt-get install -y -qq strace; }; } >&2 || true
+  fi
+  command -v strace >/dev/null || echo "bench: strace not found; processes per query will not be counted" >&2
+fi
+if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then node scripts/build.mjs >&2; fi
+exec node --expose-gc bench/run.mjs
