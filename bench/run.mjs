@@ -3,7 +3,7 @@
 // machine facts. Progress goes to stderr. `BENCH_QUICK=1`: few iterations (smoke run, not numbers).
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { fmtBytes, fmtInt, fmtMs, fullGc, machineFacts, root } from './lib.mjs'
@@ -25,6 +25,7 @@ async function phase(name, fn) {
 }
 
 const facts = machineFacts()
+const loadBefore = os.loadavg()
 log(`${facts.cpu}, ${facts.cores} cores, node ${facts.node}, addon ${facts.addon.size} bytes (${facts.addon.sha256})`)
 
 // 1. Pre-step cost, in its own process (a 1 000 000-event session per implementation needs the heap).
@@ -112,9 +113,11 @@ const verdictLine =
   (metCount === verdicts.length ? '.' : ` — not met: ${verdicts.filter((v) => !v.ok).map((v) => `${v.label} (${v.ratio?.toFixed(2)}× > ${v.target}×)`).join('; ')}.`)
 
 const wall = (performance.now() - started) / 1000
+const loadAfter = os.loadavg()
+const fmtLoad = (l) => l.map((x) => x.toFixed(2)).join(' / ')
 const machine = [
   `- date: ${facts.date}`,
-  `- CPU: ${facts.cpu} (${facts.cores} cores per /proc/cpuinfo), memory ${facts.memory}`,
+  `- CPU: ${facts.cpu} (${facts.cores} cores per /proc/cpuinfo), memory ${facts.memory}; load average (1/5/15 min) ${fmtLoad(loadBefore)} at start, ${fmtLoad(loadAfter)} at end (other work on the machine shows here)`,
   `- Node ${facts.node}, ${facts.kernel}, ${facts.tmux}, /bin/sh = ${facts.sh}`,
   `- commit ${facts.commit}; addon ${facts.addon.file} ${fmtInt(facts.addon.size)} B, sha256 ${facts.addon.sha256}…, built ${facts.addon.built}`,
   `- total bench wall time: ${wall.toFixed(0)} s (${Object.entries(phaseTimes).map(([k, v]) => `${k} ${v.toFixed(0)} s`).join(', ')})${quick ? ' — QUICK RUN, not for quoting' : ''}`,
