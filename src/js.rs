@@ -241,11 +241,29 @@ impl Js {
     &buf[..written] == expected.as_bytes()
   }
 
+  /// `String(v)` for the values a turn holds: `napi_coerce_to_string` (no JS call), else `String(v)`.
+  pub fn coerce_to_string(&self, v: Val) -> JsResult<String> {
+    let mut s = ptr::null_mut();
+    if self.type_of(v) != sys::ValueType::napi_symbol
+      && unsafe { sys::napi_coerce_to_string(self.env, v, &mut s) } == sys::Status::napi_ok
+    {
+      return Ok(self.string_of(s).unwrap_or_default());
+    }
+    self.take_exception();
+    self.to_js_string(v)
+  }
+
   /// JS `String(v)` (works for symbols too).
   pub fn to_js_string(&self, v: Val) -> JsResult<String> {
     let string = self.global("String")?;
     let shown = self.call(string, self.undefined(), &[v])?;
     Ok(self.string_of(shown).unwrap_or_default())
+  }
+
+  pub fn strict_equals(&self, a: Val, b: Val) -> bool {
+    let mut result = false;
+    unsafe { sys::napi_strict_equals(self.env, a, b, &mut result) };
+    result
   }
 
   pub fn is_promise(&self, v: Val) -> bool {
@@ -321,6 +339,36 @@ impl Js {
       return self.check(status, "create external").map(|_| (ptr::null_mut(), ptr::null_mut()));
     }
     Ok((v, data))
+  }
+
+  /// The data this addon attached to `obj` with [`Js::attach`] under `tag`, if any.
+  pub fn attached<T>(&self, obj: Val, tag: &sys::napi_type_tag) -> Option<*mut T> {
+    let mut tagged = false;
+    if unsafe { sys::napi_check_object_type_tag(self.env, obj, tag, &mut tagged) } != sys::Status::napi_ok || !tagged {
+      return None;
+    }
+    let mut data = ptr::null_mut();
+    (unsafe { sys::napi_unwrap(self.env, obj, &mut data) } == sys::Status::napi_ok && !data.is_null()).then_some(data.cast())
+  }
+
+  /// Attaches `value` to `obj` (dropped when `obj` is collected) and tags `obj` with `tag`; `None`
+  /// when `obj` cannot take it (already tagged or wrapped by someone else, or not an object).
+  pub fn attach<T: 'static>(&self, obj: Val, tag: &sys::napi_type_tag, value: T) -> Option<*mut T> {
+    let data = Box::into_raw(Box::new(value));
+    let wrapped = unsafe { sys::napi_wrap(self.env, obj, data.cast(), Some(drop_box::<T>), ptr::null_mut(), ptr::null_mut()) };
+    if wrapped != sys::Status::napi_ok {
+      drop(unsafe { Box::from_raw(data) });
+      self.take_exception();
+      return None;
+    }
+    if unsafe { sys::napi_type_tag_object(self.env, obj, tag) } != sys::Status::napi_ok {
+      let mut back = ptr::null_mut();
+      unsafe { sys::napi_remove_wrap(self.env, obj, &mut back) };
+      drop(unsafe { Box::from_raw(data) });
+      self.take_exception();
+      return None;
+    }
+    Some(data)
   }
 
   /// The data of an external made by [`Js::external`] with the same `T`.

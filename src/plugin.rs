@@ -3,7 +3,8 @@
 //! promise continuation, so the event loop is never blocked. Any failure after `next()` resolves
 //! (a thrown JS error, a Rust panic) becomes one `ctx.logger.warn` and the decision passes through.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
@@ -15,14 +16,77 @@ use crate::js::{Failure, Js, JsRef, JsResult, Val};
 /// Grace after `queryTimeoutMs` before our own timer gives up on an executor that ignored it, ms.
 const OWN_TIMER_GRACE_MS: f64 = 1_000.0;
 
+/// Type tag of the session objects this addon attaches a [`SessionIndex`] to.
+const SESSION_INDEX_TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x746d_7578_2d63_7478, upper: 0x7365_7373_696f_6e31 };
+
 /// One applied plugin: its context, its config and its per-session index of readings.
 struct Plugin {
   ctx: JsRef,
-  /// `WeakMap<Session, External<RefCell<SessionIndex>>>`: dies with each session object.
+  /// Fallback index store for session objects that cannot carry one (another addon wrapped or
+  /// tagged them): `WeakMap<Session, External<RefCell<SessionIndex>>>`.
   sessions: JsRef,
+  /// `ctx.get` (a function bound to the context's reflect service), held weakly: reading it through
+  /// the context proxy each turn costs an accessor call and an `Error` with its stack.
+  ctx_get: RefCell<Option<JsRef>>,
+  /// The global `setTimeout`, read once.
+  set_timeout: JsRef,
+  /// The argument our own query timer passes, to tell it from a rejection reason.
+  timeout_marker: JsRef,
   refresh_interval_ms: Option<f64>,
   query_timeout_ms: u64,
   command: String,
+  /// The promise continuations, made once per plugin and bound per call to the id of a slot.
+  continuations: OnceCell<Continuations>,
+  /// Per-call state waiting for a continuation.
+  slots: Rc<Slots>,
+}
+
+/// The four continuation functions, each `(id, value) => ...` once bound to a slot id, and
+/// `Function.prototype.bind`. Making a JS function per call costs a function template each time;
+/// binding a shared one does not, and needs no finalizer.
+struct Continuations {
+  bind: JsRef,
+  after_next: JsRef,
+  next_rejected: JsRef,
+  query_result: JsRef,
+  query_failed: JsRef,
+}
+
+/// The state of calls in flight, keyed by ids that are never reused, so a continuation that comes
+/// late (after another one settled the call) finds nothing and does nothing.
+#[derive(Default)]
+struct Slots {
+  next_id: Cell<u64>,
+  map: RefCell<HashMap<u64, Slot>>,
+}
+
+enum Slot {
+  /// Waiting for `next()`.
+  Step(PreStep),
+  /// Waiting for the executor (or our timer).
+  Query(Query),
+}
+
+/// A query in flight: the promise the listener returned, and what deciding needs.
+struct Query {
+  deferred: sys::napi_deferred,
+  decision: Held,
+  previous: Option<Previous>,
+  turn: String,
+}
+
+impl Slots {
+  fn insert(&self, slot: Slot) -> u64 {
+    let id = self.next_id.get() + 1;
+    self.next_id.set(id);
+    self.map.borrow_mut().insert(id, slot);
+    id
+  }
+
+  fn take(&self, js: Js, id: Val) -> Option<Slot> {
+    let id = js.number_of(id)? as u64;
+    self.map.borrow_mut().remove(&id)
+  }
 }
 
 /// What a step of the listener decided.
@@ -71,12 +135,18 @@ pub fn apply(js: Js, ctx: Val, config: Val) -> JsResult<Val> {
     return Err(Failure("tmux-context: cannot create the session index".into()));
   }
   let plugin = Rc::new(Plugin {
+    continuations: OnceCell::new(),
+    slots: Rc::new(Slots::default()),
     ctx: JsRef::weak(js, ctx)?,
     sessions: JsRef::new(js, sessions)?,
+    ctx_get: RefCell::new(None),
+    set_timeout: JsRef::new(js, js.global("setTimeout")?)?,
+    timeout_marker: JsRef::new(js, js.object()?)?,
     refresh_interval_ms,
     query_timeout_ms,
     command: core::build_command(std::process::id()),
   });
+  let _ = plugin.continuations.set(continuations(js, &plugin)?);
   let listener = js.function(c"tmuxContextPreStep", move |js, _this, args| pre_step(js, &plugin, args[0], args[1]))?;
   let options = js.object_of(&[(c"prepend", js.boolean(true)?)])?;
   js.call_method(ctx, c"on", &[js.string("agent/pre-step")?, listener, options])?;
@@ -117,7 +187,7 @@ fn read_pre_step(js: Js, payload: Val) -> PreStep {
   PreStep {
     agent: held(field(c"agent")),
     signal: held(field(c"signal")),
-    turn: field(c"turn").and_then(|t| js.to_js_string(t).ok()).unwrap_or_default(),
+    turn: field(c"turn").and_then(|t| js.coerce_to_string(t).ok()).unwrap_or_default(),
     first_step: field(c"step").and_then(|s| js.number_of(s)) == Some(1.0),
   }
 }
@@ -131,20 +201,83 @@ fn pre_step(js: Js, plugin: &Rc<Plugin>, payload: Val, next: Val) -> JsResult<Va
   let Some(pending) = js.call_rethrowing(next, js.undefined(), &[]) else {
     return Err(Failure(String::from("next() threw")));
   };
-  let plugin = Rc::clone(plugin);
-  let pre = Cell::new(Some(pre));
-  let on_decision = move |js: Js, _this: Val, args: &[Val]| {
-    let decision = args[0];
-    let Some(pre) = pre.take() else { return Ok(decision) };
-    Ok(contain(js, &plugin, decision, |js| after_next(js, &plugin, &pre, decision)))
-  };
-  let chained = js
-    .function(c"tmuxContextAfterNext", on_decision)
-    .and_then(|f| {
-      let promise = if js.is_promise(pending) { pending } else { resolved(js, pending)? };
-      js.call_method(promise, c"then", &[f])
-    });
+  let chained = (|| {
+    let promise = if js.is_promise(pending) { pending } else { resolved(js, pending)? };
+    let c = plugin.continuations.get().ok_or_else(|| Failure("tmux-context: not set up".into()))?;
+    let id = plugin.slots.insert(Slot::Step(pre));
+    let on_decision = c.bound(js, &c.after_next, id)?;
+    let on_rejected = c.bound(js, &c.next_rejected, id)?;
+    js.call_method(promise, c"then", &[on_decision, on_rejected])
+  })();
   Ok(chained.unwrap_or(pending))
+}
+
+impl Continuations {
+  /// `f.bind(undefined, id)`.
+  fn bound(&self, js: Js, f: &JsRef, id: u64) -> JsResult<Val> {
+    js.call(self.bind.get(js)?, f.get(js)?, &[js.undefined(), js.number(id as f64)?])
+  }
+}
+
+/// The shared continuations of one plugin. They hold the plugin weakly (it owns them) and its slots
+/// strongly, so a call in flight always settles, even after the plugin itself is gone.
+fn continuations(js: Js, plugin: &Rc<Plugin>) -> JsResult<Continuations> {
+  let function_prototype = js.get(js.global("Function")?, c"prototype")?;
+  let bind = js.get(function_prototype, c"bind")?;
+
+  let (weak, slots) = (Rc::downgrade(plugin), Rc::clone(&plugin.slots));
+  let after_next = js.function(c"tmuxContextAfterNext", move |js, _, args| {
+    let decision = args[1];
+    let (Some(Slot::Step(pre)), Some(plugin)) = (slots.take(js, args[0]), weak.upgrade()) else { return Ok(decision) };
+    Ok(contain(js, &plugin, decision, |js| after_next(js, &plugin, &pre, decision)))
+  })?;
+
+  let slots = Rc::clone(&plugin.slots);
+  let next_rejected = js.function(c"tmuxContextNextRejected", move |js, _, args| {
+    // `next()` rejected: drop the step's state and reject with the same reason.
+    drop(slots.take(js, args[0]));
+    js.throw(args[1]);
+    Err(Failure(String::from("next() rejected")))
+  })?;
+
+  let (weak, slots) = (Rc::downgrade(plugin), Rc::clone(&plugin.slots));
+  let query_result = js.function(c"tmuxContextQueryResult", move |js, _, args| {
+    if let Some(Slot::Query(mut query)) = slots.take(js, args[0]) {
+      let result = args[1];
+      let (previous, turn) = (query.previous.take(), std::mem::take(&mut query.turn));
+      query.settle(js, |js, decision| match weak.upgrade() {
+        Some(plugin) => contain(js, &plugin, decision, |js| on_query_result(js, result, decision, previous.as_ref(), &turn)),
+        None => decision,
+      });
+    }
+    Ok(js.undefined())
+  })?;
+
+  let (weak, slots) = (Rc::downgrade(plugin), Rc::clone(&plugin.slots));
+  let query_failed = js.function(c"tmuxContextQueryFailed", move |js, _, args| {
+    // A rejection of run() (its reason) or our own timer (the marker), whichever comes first.
+    if let Some(Slot::Query(query)) = slots.take(js, args[0]) {
+      let reason = args[1];
+      query.settle(js, |js, decision| {
+        if let Some(plugin) = weak.upgrade() {
+          let timed_out = plugin.timeout_marker.get(js).is_ok_and(|m| js.strict_equals(m, reason));
+          if !timed_out {
+            warn(js, &plugin, &core::query_failed_warning(&js.error_message(reason)));
+          }
+        }
+        decision
+      });
+    }
+    Ok(js.undefined())
+  })?;
+
+  Ok(Continuations {
+    bind: JsRef::new(js, bind)?,
+    after_next: JsRef::new(js, after_next)?,
+    next_rejected: JsRef::new(js, next_rejected)?,
+    query_result: JsRef::new(js, query_result)?,
+    query_failed: JsRef::new(js, query_failed)?,
+  })
 }
 
 /// A promise resolved with `value` (JS `await` accepts non-promises).
@@ -200,7 +333,7 @@ fn after_next(js: Js, plugin: &Rc<Plugin>, pre: &PreStep, decision: Val) -> JsRe
     return Ok(Outcome::Pass);
   }
   let ctx = plugin.ctx.get(js)?;
-  let shell = executor(js, ctx)?;
+  let shell = executor(js, plugin, ctx)?;
   let Some(shell) = shell else { return Ok(Outcome::Pass) };
   let agent = pre.agent.as_ref().ok_or_else(|| Failure("pre-step payload has no agent".into()))?.get(js)?;
   let previous = previous_reading(js, plugin, agent)?;
@@ -216,9 +349,20 @@ fn after_next(js: Js, plugin: &Rc<Plugin>, pre: &PreStep, decision: Val) -> JsRe
 
 /// `ctx.get('shell')`, else `ctx.get('bash')` (the 0.0.x harness's executor); `None` when neither
 /// is mounted.
-fn executor(js: Js, ctx: Val) -> JsResult<Option<Val>> {
+fn executor(js: Js, plugin: &Plugin, ctx: Val) -> JsResult<Option<Val>> {
+  let cached = plugin.ctx_get.borrow().as_ref().and_then(|f| f.get(js).ok());
+  let get = match cached {
+    Some(get) => get,
+    None => {
+      let get = js.get(ctx, c"get")?;
+      if js.is_object(get) {
+        *plugin.ctx_get.borrow_mut() = JsRef::weak(js, get).ok();
+      }
+      get
+    }
+  };
   for name in ["shell", "bash"] {
-    let service = js.call_method(ctx, c"get", &[js.string(name)?])?;
+    let service = js.call(get, ctx, &[js.string(name)?])?;
     if !js.is_undefined(service) {
       return Ok(Some(service));
     }
@@ -232,19 +376,9 @@ fn previous_reading(js: Js, plugin: &Plugin, agent: Val) -> JsResult<Option<Prev
   let session = js.get(agent, c"session")?;
   let events = js.get(session, c"events")?;
   let len = js.array_len(events)? as usize;
-  let sessions = plugin.sessions.get(js)?;
-  let known = js.call_method(sessions, c"get", &[session])?;
-  // SAFETY: only this module puts values in the WeakMap, all made by `external::<RefCell<_>>`.
-  let (cell, built) = match unsafe { js.external_data::<RefCell<SessionIndex>>(known) } {
-    Some(ptr) => (ptr, true),
-    None => {
-      let (external, ptr) = js.external(RefCell::new(SessionIndex::default()))?;
-      js.call_method(sessions, c"set", &[session, external])?;
-      (ptr, false)
-    }
-  };
-  // SAFETY: the external lives while the WeakMap holds it, which is while `session` lives, and
-  // `session` is on this call's stack.
+  let (cell, built) = session_index(js, plugin, session)?;
+  // SAFETY: the index lives while `session` lives (attached to it, or held by the WeakMap under
+  // it), and `session` is on this call's stack.
   let cell = unsafe { &*cell };
   let mut index = cell.borrow().clone();
   let plan = index.plan(len, built);
@@ -252,6 +386,30 @@ fn previous_reading(js: Js, plugin: &Plugin, agent: Val) -> JsResult<Option<Prev
   let latest = index.latest.clone();
   *cell.borrow_mut() = index;
   Ok(latest)
+}
+
+/// The index of `session` and whether it was built before: attached to the session object itself
+/// (found without a JS call; shared by every plugin instance of this addon, as it is a pure function
+/// of the session's events), else kept in this plugin's WeakMap.
+fn session_index(js: Js, plugin: &Plugin, session: Val) -> JsResult<(*mut RefCell<SessionIndex>, bool)> {
+  if !js.is_object(session) {
+    return Err(Failure("agent.session is not an object".into()));
+  }
+  if let Some(ptr) = js.attached::<RefCell<SessionIndex>>(session, &SESSION_INDEX_TAG) {
+    return Ok((ptr, true));
+  }
+  let sessions = plugin.sessions.get(js)?;
+  let known = js.call_method(sessions, c"get", &[session])?;
+  // SAFETY: only this module puts values in the WeakMap, all made by `external::<RefCell<_>>`.
+  if let Some(ptr) = unsafe { js.external_data::<RefCell<SessionIndex>>(known) } {
+    return Ok((ptr, true));
+  }
+  if let Some(ptr) = js.attach(session, &SESSION_INDEX_TAG, RefCell::new(SessionIndex::default())) {
+    return Ok((ptr, false));
+  }
+  let (external, ptr) = js.external(RefCell::new(SessionIndex::default()))?;
+  js.call_method(sessions, c"set", &[session, external])?;
+  Ok((ptr, false))
 }
 
 /// Reads the planned events and returns the updated index.
@@ -327,80 +485,29 @@ fn query(js: Js, plugin: &Rc<Plugin>, pre: &PreStep, shell: Val, decision: Val, 
   };
 
   let (deferred, promise) = js.deferred()?;
-  let settle = Rc::new(Settle { deferred: Cell::new(Some(deferred)), timer: RefCell::new(None), decision: Held::new(js, decision)? });
-  let timer = {
-    let settle = Rc::clone(&settle);
-    let on_timeout = js.function(c"tmuxContextQueryTimeout", move |js, _, _| {
-      settle.finish(js, |_| Ok(Outcome::Pass));
-      Ok(js.undefined())
-    })?;
-    let delay = js.number(plugin.query_timeout_ms as f64 + OWN_TIMER_GRACE_MS)?;
-    let handle = js.call(js.global("setTimeout")?, js.undefined(), &[on_timeout, delay])?;
-    if js.is_object(handle) {
-      let _ = js.call_method(handle, c"unref", &[]);
-    }
-    handle
-  };
-  *settle.timer.borrow_mut() = Some(Held::new(js, timer)?);
-
-  let turn = pre.turn.clone();
-  let on_result = {
-    let settle = Rc::clone(&settle);
-    let plugin = Rc::clone(plugin);
-    let previous = RefCell::new(previous);
-    js.function(c"tmuxContextQueryResult", move |js, _, args| {
-      let result = args[0];
-      let previous = previous.borrow_mut().take();
-      settle.finish_contained(js, &plugin, |js, decision| on_query_result(js, result, decision, previous.as_ref(), &turn));
-      Ok(js.undefined())
-    })?
-  };
-  let on_error = {
-    let settle = Rc::clone(&settle);
-    let plugin = Rc::clone(plugin);
-    js.function(c"tmuxContextQueryError", move |js, _, args| {
-      let reason = js.error_message(args[0]);
-      settle.finish(js, |js| {
-        warn(js, &plugin, &core::query_failed_warning(&reason));
-        Ok(Outcome::Pass)
-      });
-      Ok(js.undefined())
-    })?
-  };
-  js.call_method(pending, c"then", &[on_result, on_error])?;
+  let c = plugin.continuations.get().ok_or_else(|| Failure("tmux-context: not set up".into()))?;
+  let id = plugin.slots.insert(Slot::Query(Query { deferred, decision: Held::new(js, decision)?, previous, turn: pre.turn.clone() }));
+  let on_result = c.bound(js, &c.query_result, id)?;
+  let on_failed = c.bound(js, &c.query_failed, id)?;
+  let delay = js.number(plugin.query_timeout_ms as f64 + OWN_TIMER_GRACE_MS)?;
+  let timer = js.call(plugin.set_timeout.get(js)?, js.undefined(), &[on_failed, delay, plugin.timeout_marker.get(js)?])?;
+  if js.is_object(timer) {
+    // Never keeps the process alive; after settlement it fires into a slot that is gone.
+    let _ = js.call_method(timer, c"unref", &[]);
+  }
+  js.call_method(pending, c"then", &[on_result, on_failed])?;
   Ok(Outcome::Value(promise))
 }
 
-/// The one settlement of a query's promise: by the executor's result, its error, or our timer.
-struct Settle {
-  deferred: Cell<Option<sys::napi_deferred>>,
-  timer: RefCell<Option<Held>>,
-  decision: Held,
-}
-
-impl Settle {
-  /// Settles once with what `step` decides (a failure passes the decision through); clears the timer.
-  fn finish(&self, js: Js, step: impl FnOnce(Js) -> JsResult<Outcome>) {
-    let Some(deferred) = self.deferred.take() else { return };
-    if let Some(timer) = self.timer.borrow_mut().take() {
-      if let (Ok(clear), Ok(handle)) = (js.global("clearTimeout"), timer.get(js)) {
-        let _ = js.call(clear, js.undefined(), &[handle]);
-      }
-    }
-    let decision = self.decision.get(js).unwrap_or_else(|_| js.undefined());
-    let value = match catch_unwind(AssertUnwindSafe(|| step(js))) {
-      Ok(Ok(Outcome::Value(v))) => v,
-      _ => decision,
+impl Query {
+  /// Resolves the listener's promise with what `decide` returns (given the decision); a failure to
+  /// read the held decision still settles it, with `undefined`.
+  fn settle(self, js: Js, decide: impl FnOnce(Js, Val) -> Val) {
+    let value = match self.decision.get(js) {
+      Ok(decision) => catch_unwind(AssertUnwindSafe(|| decide(js, decision))).unwrap_or(decision),
+      Err(_) => js.undefined(),
     };
-    let _ = js.resolve_deferred(deferred, value);
-  }
-
-  /// Like [`Settle::finish`], with failures and panics logged as the listener's warning.
-  fn finish_contained(&self, js: Js, plugin: &Plugin, step: impl FnOnce(Js, Val) -> JsResult<Outcome>) {
-    self.finish(js, |js| {
-      let decision = self.decision.get(js)?;
-      Ok(Outcome::Value(contain(js, plugin, decision, |js| step(js, decision))))
-    });
+    let _ = js.resolve_deferred(self.deferred, value);
   }
 }
 
