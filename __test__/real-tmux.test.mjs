@@ -88,6 +88,17 @@ describe.skipIf(!hasTmux)('in a real tmux pane', () => {
     expect(theirs.result.readings).toEqual([])
   })
 
+  it('a window name cannot forge a reading (a raw newline and a fake record in the name)', async () => {
+    const session = server.newSession('honest')
+    const forged = 'x\ndsh-tmux-context:q1\\tSPOOFED\\t9\\tspoofed\\t0\\t%9\\t1\\t1\\tl'
+    for (const impl of ['native', 'js']) {
+      const { result } = await server.probeInWindow(session, forged, { impl }, { active: true })
+      expect(result.error).toBeUndefined()
+      expect(result.readings.join('')).not.toContain('SPOOFED')
+      expect(result.readings).toEqual([])
+    }
+  })
+
   it('a stale $TMUX socket gives no reading and no warning', async () => {
     const session = server.newSession('stale')
     for (const impl of ['native', 'js']) {

@@ -12,8 +12,9 @@ pub const READING_PREFIX: &str = "tmux location (turn ";
 /// verbatim, so the command holds no raw whitespace.
 pub const FIELD_SEP: &str = "\\t";
 
-/// Marks the second output line, where names are escaped with tmux's `q:` modifier so that a name
-/// holding `\t` still splits unambiguously. The first line keeps the JS package's format.
+/// Starts the output of our own command, whose record has the session and window names escaped
+/// by tmux's `q:` modifier, so that a name holding `\t` (or a newline) cannot shift the fields.
+/// Output without it (an executor written for the JS package) is read as the JS package reads it.
 pub const ESCAPED_LINE_MARKER: &str = "dsh-tmux-context:q1";
 
 /// The eight tmux format fields, in query (and parse) order.
@@ -29,13 +30,14 @@ pub const TMUX_FIELDS: [&str; 8] = [
 ];
 
 /// The same fields with free-text names (session and window) shell-quoted by tmux (`q:`): every
-/// backslash is doubled and no field can then hold the separator.
+/// backslash is doubled and no field can then hold the separator. The pane id is quoted too (`%`
+/// becomes `\%`): a tmux without `q:` prints it empty, which reads as no location.
 pub const TMUX_ESCAPED_FIELDS: [&str; 8] = [
   "#{q:session_name}",
   "#{window_index}",
   "#{q:window_name}",
   "#{pane_index}",
-  "#{pane_id}",
+  "#{q:pane_id}",
   "#{window_active}",
   "#{pane_active}",
   "#{window_layout}",
@@ -126,10 +128,9 @@ pub fn state_of_text(text: &str) -> &str {
 /// The POSIX `sh` query for process `pid`. It prints only when the process really lives in
 /// `$TMUX_PANE`: its controlling tty (from `/proc/<pid>/stat`, else `ps -o tty= -p <pid>`, as on
 /// BusyBox or macOS respectively) must equal the pane's `#{pane_tty}`. One `tmux display-message`
-/// prints the pane tty and both field lines, so a query spawns `sh` and `tmux` (plus `ps` where
-/// `/proc` is missing). Output: the JS package's 8-field line, then the escaped line.
+/// prints the pane tty and the fields, so a query spawns `sh` and `tmux` (plus `ps` where `/proc`
+/// is missing). Output: the marker, then the 8 escaped fields, all joined by `\t`.
 pub fn build_command(pid: u32) -> String {
-  let plain = TMUX_FIELDS.join(FIELD_SEP);
   let escaped = TMUX_ESCAPED_FIELDS.join(FIELD_SEP);
   [
     "[ -n \"$TMUX_PANE\" ] || exit 1".to_string(),
@@ -142,7 +143,7 @@ pub fn build_command(pid: u32) -> String {
     format!("[ -n \"$self_tty\" ] || self_tty=$(ps -o tty= -p {pid} 2>/dev/null)"),
     "self_tty=${self_tty#\"${self_tty%%[! ]*}\"}; self_tty=${self_tty%\"${self_tty##*[! ]}\"}".to_string(),
     "[ -n \"$self_tty\" ] || exit 1".to_string(),
-    format!("out=$(tmux display-message -t \"$TMUX_PANE\" -p '#{{pane_tty}}{FIELD_SEP}{plain}\n{ESCAPED_LINE_MARKER}{FIELD_SEP}{escaped}') || exit 1"),
+    format!("out=$(tmux display-message -t \"$TMUX_PANE\" -p '#{{pane_tty}}{FIELD_SEP}{ESCAPED_LINE_MARKER}{FIELD_SEP}{escaped}') || exit 1"),
     "pane_tty=${out%%'\\t'*}".to_string(),
     "[ \"$pane_tty\" = \"/dev/$self_tty\" ] || exit 1".to_string(),
     "printf '%s\\n' \"${out#*'\\t'}\"".to_string(),
@@ -205,17 +206,21 @@ fn split_escaped_line(line: &str) -> Option<Vec<String>> {
   Some(fields)
 }
 
-/// Parses the executor's stdout. The first line is read exactly as the JS package reads it: split
-/// on `\t`, exactly 8 parts, non-empty pane id. Only when that line does not split into 8 parts (a
-/// session or window name holding `\t`) is the escaped second line of our own command used.
+/// Parses the executor's stdout. Our own command's output (it starts with the marker) is read as
+/// one escaped record: an unescaped `\t` separates fields, `\x` stands for `x`; a field holding a
+/// newline makes it malformed, since a reading keeps to three lines. Any other output is read
+/// exactly as the JS package reads it: its first line split on `\t`, exactly 8 parts, non-empty
+/// pane id.
 pub fn parse_output(stdout: &str) -> Option<Location> {
-  let mut lines = stdout.split('\n');
-  let first = lines.next().unwrap_or("");
-  if first.split(FIELD_SEP).nth(8).is_none() && first.split(FIELD_SEP).nth(7).is_some() {
-    return parse_plain_line(first);
+  if let Some(record) = stdout.strip_prefix(ESCAPED_LINE_MARKER).and_then(|r| r.strip_prefix(FIELD_SEP)) {
+    let record = record.strip_suffix('\n').unwrap_or(record);
+    let fields = split_escaped_line(record)?;
+    if fields.iter().any(|f| f.contains('\n')) {
+      return None;
+    }
+    return location_from_parts(fields);
   }
-  let escaped = lines.next()?.strip_prefix(ESCAPED_LINE_MARKER)?.strip_prefix(FIELD_SEP)?;
-  location_from_parts(split_escaped_line(escaped)?)
+  parse_plain_line(stdout.split('\n').next().unwrap_or(""))
 }
 
 /// `JSON.stringify(text)` for a string: quotes, backslash and C0 controls escaped, as ECMAScript does.
@@ -336,10 +341,15 @@ mod tests {
     out
   }
 
-  /// The two lines our command prints for `l`, as tmux would expand them.
+  /// What our command prints for `l`, as tmux would expand it.
   fn our_output(l: &Location) -> String {
-    let escaped = Location { session_name: tmux_q(&l.session_name), window_name: tmux_q(&l.window_name), ..l.clone() };
-    format!("{}\n{}\\t{}\n", plain_line(l), ESCAPED_LINE_MARKER, plain_line(&escaped))
+    let escaped = Location {
+      session_name: tmux_q(&l.session_name),
+      window_name: tmux_q(&l.window_name),
+      pane_id: tmux_q(&l.pane_id),
+      ..l.clone()
+    };
+    format!("{}\\t{}\n", ESCAPED_LINE_MARKER, plain_line(&escaped))
   }
 
   #[test]
@@ -376,8 +386,26 @@ mod tests {
   }
 
   #[test]
-  fn escaped_line_needs_its_marker() {
-    assert_eq!(parse_output("x\\ty\nnot-a-marker\\ts\\t1\\tw\\t0\\t%1\\t1\\t1\\tl"), None);
+  fn escaped_record_needs_its_marker_first() {
+    let l = loc("s", "w");
+    assert_eq!(parse_output(&format!("x\\ty\n{}", our_output(&l))), None, "a marker after the first line is not ours");
+  }
+
+  #[test]
+  fn a_name_cannot_forge_the_record() {
+    // A window name holding a newline and a fake record: tmux's q: leaves the newline raw.
+    let forged = format!("x\n{ESCAPED_LINE_MARKER}\\tSPOOF\\t9\\tspoof");
+    let l = loc("real", &forged);
+    assert_eq!(parse_output(&our_output(&l)), None);
+    let l = loc("real\nsession", "w");
+    assert_eq!(parse_output(&our_output(&l)), None);
+  }
+
+  #[test]
+  fn a_tmux_without_q_reads_as_no_location() {
+    // Unknown modifiers expand to nothing: every quoted field is empty, the pane id among them.
+    let out = format!("{ESCAPED_LINE_MARKER}\\t\\t1\\t\\t0\\t\\t1\\t1\\tb25f,80x24,0,0,3\n");
+    assert_eq!(parse_output(&out), None);
   }
 
   #[test]
@@ -462,7 +490,9 @@ mod tests {
     let l = loc(&big, &big);
     assert_eq!(parse_output(&our_output(&l)), Some(l));
     let seps = "\\t".repeat(1 << 19);
-    assert_eq!(parse_output(&format!("{seps}\n{ESCAPED_LINE_MARKER}\\t{seps}")), None);
+    assert_eq!(parse_output(&seps), None);
+    assert_eq!(parse_output(&format!("{ESCAPED_LINE_MARKER}\\t{seps}")), None);
+    assert_eq!(parse_output(&format!("{ESCAPED_LINE_MARKER}\\t{}", "\\".repeat(1 << 20))), None);
   }
 
   /// JSON.stringify reference for strings (ECMAScript QuoteJSONString over well-formed text).
@@ -520,7 +550,7 @@ mod tests {
     fn parse_never_panics_on_line_shapes(parts in prop::collection::vec(field(), 0..12), second in prop::option::of(prop::collection::vec(field(), 0..12))) {
       let mut text = parts.join("\\t");
       if let Some(second) = second {
-        text = format!("{text}\n{ESCAPED_LINE_MARKER}\\t{}", second.join("\\t"));
+        text = format!("{ESCAPED_LINE_MARKER}\\t{}\n{text}", second.join("\\t"));
       }
       let _ = parse_output(&text);
     }
@@ -531,13 +561,20 @@ mod tests {
     }
 
     #[test]
+    fn names_with_newlines_never_read(l in location(), at in 0usize..2) {
+      let l = if at == 0 { Location { session_name: format!("{}\n", l.session_name), ..l } } else { Location { window_name: format!("a\n{}", l.window_name), ..l } };
+      prop_assert_eq!(parse_output(&our_output(&l)), None);
+    }
+
+    #[test]
     fn plain_lines_parse_exactly_as_the_js_split(parts in prop::collection::vec(field(), 0..12)) {
       let parts: Vec<String> = parts.into_iter().map(|p| p.replace('\n', "")).collect();
       let line = parts.join("\\t");
       // JS: line.split('\\t') then exactly 8 parts and a non-empty pane id.
       let js: Vec<&str> = line.split("\\t").collect();
       let expected = if js.len() == 8 && !js[4].is_empty() { location_from_parts(js) } else { None };
-      // Without our marker line, ours must agree exactly.
+      // Without our marker first, ours must agree exactly.
+      prop_assume!(!line.starts_with(ESCAPED_LINE_MARKER));
       prop_assert_eq!(parse_output(&line), expected);
     }
 

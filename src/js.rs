@@ -173,16 +173,69 @@ impl Js {
     Ok(obj)
   }
 
-  pub fn is_array(&self, v: Val) -> bool {
-    let mut result = false;
-    unsafe { sys::napi_is_array(self.env, v, &mut result) };
-    result
+  /// `v.length` as a number: fast for arrays, through the property for array-likes (a Proxy).
+  pub fn length_of(&self, v: Val) -> JsResult<u32> {
+    let mut n = 0;
+    if unsafe { sys::napi_get_array_length(self.env, v, &mut n) } == sys::Status::napi_ok {
+      return Ok(n);
+    }
+    self.take_exception();
+    let length = self.get(v, c"length")?;
+    match self.number_of(length) {
+      Some(n) if n.is_finite() && n >= 0.0 => Ok(n.min(u32::MAX as f64) as u32),
+      _ => Err(Failure(String::from("not an array-like value"))),
+    }
   }
 
-  pub fn array_len(&self, arr: Val) -> JsResult<u32> {
-    let mut n = 0;
-    self.check(unsafe { sys::napi_get_array_length(self.env, arr, &mut n) }, "array length")?;
-    Ok(n)
+  /// JS `Number(v)` without throwing: `NaN` when it cannot be had.
+  pub fn to_number(&self, v: Val) -> f64 {
+    if let Some(n) = self.number_of(v) {
+      return n;
+    }
+    let mut out = ptr::null_mut();
+    if self.type_of(v) == sys::ValueType::napi_symbol
+      || unsafe { sys::napi_coerce_to_number(self.env, v, &mut out) } != sys::Status::napi_ok
+    {
+      self.take_exception();
+      return f64::NAN;
+    }
+    self.number_of(out).unwrap_or(f64::NAN)
+  }
+
+  /// JS truthiness (`!!v`).
+  pub fn truthy(&self, v: Val) -> bool {
+    let mut out = ptr::null_mut();
+    if unsafe { sys::napi_coerce_to_bool(self.env, v, &mut out) } != sys::Status::napi_ok {
+      self.take_exception();
+      return false;
+    }
+    self.bool_of(out).unwrap_or(false)
+  }
+
+  /// `v[key]` with JS property-access semantics: a primitive (but `null`/`undefined`) reads
+  /// through its wrapper object.
+  pub fn get_loose(&self, v: Val, key: &CStr) -> JsResult<Val> {
+    if self.is_object(v) {
+      return self.get(v, key);
+    }
+    let t = self.type_of(v);
+    if t == sys::ValueType::napi_undefined || t == sys::ValueType::napi_null {
+      return Err(Failure(format!("cannot read properties of {} (reading '{}')", if t == sys::ValueType::napi_null { "null" } else { "undefined" }, key.to_string_lossy())));
+    }
+    let mut obj = ptr::null_mut();
+    self.check(unsafe { sys::napi_coerce_to_object(self.env, v, &mut obj) }, "to object")?;
+    self.get(obj, key)
+  }
+
+  /// Runs `body` inside its own handle scope; it must not return handles made inside it.
+  pub fn in_handle_scope<T>(&self, body: impl FnOnce() -> T) -> T {
+    let mut scope = ptr::null_mut();
+    let opened = unsafe { sys::napi_open_handle_scope(self.env, &mut scope) } == sys::Status::napi_ok;
+    let out = body();
+    if opened {
+      unsafe { sys::napi_close_handle_scope(self.env, scope) };
+    }
+    out
   }
 
   pub fn element(&self, arr: Val, index: u32) -> JsResult<Val> {
@@ -282,6 +335,10 @@ impl Js {
 
   pub fn resolve_deferred(&self, deferred: sys::napi_deferred, value: Val) -> JsResult<()> {
     self.check(unsafe { sys::napi_resolve_deferred(self.env, deferred, value) }, "resolve promise")
+  }
+
+  pub fn reject_deferred(&self, deferred: sys::napi_deferred, value: Val) -> JsResult<()> {
+    self.check(unsafe { sys::napi_reject_deferred(self.env, deferred, value) }, "reject promise")
   }
 
   /// Throws a `TypeError` with exactly `message`.

@@ -186,7 +186,7 @@ fn read_pre_step(js: Js, payload: Val) -> PreStep {
   let held = |v: Option<Val>| v.filter(|v| js.is_object(*v)).and_then(|v| Held::new(js, v).ok());
   PreStep {
     agent: held(field(c"agent")),
-    signal: held(field(c"signal")),
+    signal: field(c"signal").and_then(|v| Held::new(js, v).ok()),
     turn: field(c"turn").and_then(|t| js.coerce_to_string(t).ok()).unwrap_or_default(),
     first_step: field(c"step").and_then(|s| js.number_of(s)) == Some(1.0),
   }
@@ -196,10 +196,13 @@ fn read_pre_step(js: Js, payload: Val) -> PreStep {
 fn pre_step(js: Js, plugin: &Rc<Plugin>, payload: Val, next: Val) -> JsResult<Val> {
   let pre = catch_unwind(AssertUnwindSafe(|| read_pre_step(js, payload)))
     .unwrap_or(PreStep { agent: None, signal: None, turn: String::new(), first_step: false });
-  // `next()` throwing leaves its error pending: the trampoline rethrows it as is, as `await
-  // next()` would reject with it.
+  // `next()` throwing: the listener's promise rejects with that error, as `await next()` in an
+  // async listener would.
   let Some(pending) = js.call_rethrowing(next, js.undefined(), &[]) else {
-    return Err(Failure(String::from("next() threw")));
+    let error = js.take_exception().unwrap_or_else(|| js.undefined());
+    let (deferred, promise) = js.deferred()?;
+    js.reject_deferred(deferred, error)?;
+    return Ok(promise);
   };
   let chained = (|| {
     let promise = if js.is_promise(pending) { pending } else { resolved(js, pending)? };
@@ -321,15 +324,15 @@ fn warn(js: Js, plugin: &Plugin, message: &str) {
 
 /// Contract steps 2 to 7, once `next()` has resolved with `decision`.
 fn after_next(js: Js, plugin: &Rc<Plugin>, pre: &PreStep, decision: Val) -> JsResult<Outcome> {
-  let kind = js.get(decision, c"kind")?;
+  let kind = js.get_loose(decision, c"kind")?;
   if js.string_is(kind, "reject") {
     return Ok(Outcome::Pass);
   }
   let aborted = match &pre.signal {
-    Some(signal) => js.get(signal.get(js)?, c"aborted")?,
+    Some(signal) => js.get_loose(signal.get(js)?, c"aborted")?,
     None => return Err(Failure("pre-step payload has no abort signal".into())),
   };
-  if js.bool_of(aborted).unwrap_or(false) || !pre.first_step {
+  if js.truthy(aborted) || !pre.first_step {
     return Ok(Outcome::Pass);
   }
   let ctx = plugin.ctx.get(js)?;
@@ -371,77 +374,127 @@ fn executor(js: Js, plugin: &Plugin, ctx: Val) -> JsResult<Option<Val>> {
 }
 
 /// The newest reading in `agent.session.events`, from the per-session index: built newest-first
-/// on a miss, then extended only by the events appended since.
+/// on a miss, then extended only by the events appended since. The index is checked against the
+/// log each time (the event it last saw must still stand at its place), so a log that is not
+/// append-only is read afresh.
 fn previous_reading(js: Js, plugin: &Plugin, agent: Val) -> JsResult<Option<Previous>> {
   let session = js.get(agent, c"session")?;
   let events = js.get(session, c"events")?;
-  let len = js.array_len(events)? as usize;
+  let len = js.length_of(events)? as usize;
   let (cell, built) = session_index(js, plugin, session)?;
   // SAFETY: the index lives while `session` lives (attached to it, or held by the WeakMap under
   // it), and `session` is on this call's stack.
   let cell = unsafe { &*cell };
-  let mut index = cell.borrow().clone();
-  let plan = index.plan(len, built);
-  update_index(js, events, &mut index, plan)?;
-  let latest = index.latest.clone();
-  *cell.borrow_mut() = index;
-  Ok(latest)
+  let mut state = cell.replace(SessionState::default());
+  let still_valid = built && state.still_stands(js, events, len);
+  let plan = state.index.plan(len, still_valid);
+  let result = update_index(js, events, &mut state.index, plan);
+  if result.is_ok() {
+    state.last = match state.index.scanned {
+      0 => None,
+      n => js.element(events, (n - 1) as u32).ok().filter(|e| js.is_object(*e)).and_then(|e| JsRef::weak(js, e).ok()),
+    };
+  } else {
+    state = SessionState::default();
+  }
+  let latest = state.index.latest.clone();
+  *cell.borrow_mut() = state;
+  result.map(|_| latest)
+}
+
+/// What this addon keeps per session object: the index, and the last event it saw (weakly).
+#[derive(Default)]
+struct SessionState {
+  index: SessionIndex,
+  last: Option<JsRef>,
+}
+
+impl SessionState {
+  /// Whether the event the index saw last still stands at its place in `events`.
+  fn still_stands(&self, js: Js, events: Val, len: usize) -> bool {
+    let scanned = self.index.scanned;
+    match (&self.last, scanned) {
+      (_, 0) => true,
+      (Some(last), n) if n <= len => match (last.get(js), js.element(events, (n - 1) as u32)) {
+        (Ok(last), Ok(now)) => js.strict_equals(last, now),
+        _ => false,
+      },
+      _ => false,
+    }
+  }
 }
 
 /// The index of `session` and whether it was built before: attached to the session object itself
 /// (found without a JS call; shared by every plugin instance of this addon, as it is a pure function
 /// of the session's events), else kept in this plugin's WeakMap.
-fn session_index(js: Js, plugin: &Plugin, session: Val) -> JsResult<(*mut RefCell<SessionIndex>, bool)> {
+fn session_index(js: Js, plugin: &Plugin, session: Val) -> JsResult<(*mut RefCell<SessionState>, bool)> {
   if !js.is_object(session) {
     return Err(Failure("agent.session is not an object".into()));
   }
-  if let Some(ptr) = js.attached::<RefCell<SessionIndex>>(session, &SESSION_INDEX_TAG) {
+  if let Some(ptr) = js.attached::<RefCell<SessionState>>(session, &SESSION_INDEX_TAG) {
     return Ok((ptr, true));
   }
   let sessions = plugin.sessions.get(js)?;
   let known = js.call_method(sessions, c"get", &[session])?;
   // SAFETY: only this module puts values in the WeakMap, all made by `external::<RefCell<_>>`.
-  if let Some(ptr) = unsafe { js.external_data::<RefCell<SessionIndex>>(known) } {
+  if let Some(ptr) = unsafe { js.external_data::<RefCell<SessionState>>(known) } {
     return Ok((ptr, true));
   }
-  if let Some(ptr) = js.attach(session, &SESSION_INDEX_TAG, RefCell::new(SessionIndex::default())) {
+  if let Some(ptr) = js.attach(session, &SESSION_INDEX_TAG, RefCell::new(SessionState::default())) {
     return Ok((ptr, false));
   }
-  let (external, ptr) = js.external(RefCell::new(SessionIndex::default()))?;
+  let (external, ptr) = js.external(RefCell::new(SessionState::default()))?;
   js.call_method(sessions, c"set", &[session, external])?;
   Ok((ptr, false))
 }
 
-/// Reads the planned events and returns the updated index.
+/// Property keys and values a scan compares with, made once per scan.
+struct ScanKeys {
+  type_: Val,
+  user_message: Val,
+}
+
+/// Events read between two handle scopes of a long scan, so a million-event rebuild does not pile
+/// up millions of handles.
+const SCAN_CHUNK: usize = 1024;
+
+/// Reads the planned events, newest first, and stops at the first reading: the JS package's scan.
+/// For `Appended`, only the events added since are read, and a reading among them replaces the
+/// one the index had.
 fn update_index(js: Js, events: Val, index: &mut SessionIndex, plan: ScanPlan) -> JsResult<()> {
-  match plan {
-    ScanPlan::Nothing => {}
-    ScanPlan::NewestFirst { len } => {
-      index.latest = None;
-      for seq in (0..len).rev() {
-        if let Some(found) = reading_of(js, js.element(events, seq as u32)?)? {
-          index.latest = found;
-          break;
+  let (from, len, replace_all) = match plan {
+    ScanPlan::Nothing => return Ok(()),
+    ScanPlan::NewestFirst { len } => (0, len, true),
+    ScanPlan::Appended { from, len } => (from, len, false),
+  };
+  let keys = ScanKeys { type_: js.string("type")?, user_message: js.string("user/message")? };
+  let mut found = None;
+  let mut seq = len;
+  while seq > from && found.is_none() {
+    let low = seq.saturating_sub(SCAN_CHUNK).max(from);
+    found = js.in_handle_scope(|| -> JsResult<Option<Option<Previous>>> {
+      for at in (low..seq).rev() {
+        if let Some(reading) = reading_of(js, &keys, js.element(events, at as u32)?)? {
+          return Ok(Some(reading));
         }
       }
-      index.scanned = len;
-    }
-    ScanPlan::Appended { from, len } => {
-      for seq in from..len {
-        if let Some(found) = reading_of(js, js.element(events, seq as u32)?)? {
-          index.latest = found;
-        }
-      }
-      index.scanned = len;
-    }
+      Ok(None)
+    })?;
+    seq = low;
   }
+  match found {
+    Some(reading) => index.latest = reading,
+    None if replace_all => index.latest = None,
+    None => {}
+  }
+  index.scanned = len;
   Ok(())
 }
 
 /// `None` when `event` is not one of this plugin's readings; `Some(None)` when it is but its first
 /// content block is not text; else its state and time.
-fn reading_of(js: Js, event: Val) -> JsResult<Option<Option<Previous>>> {
-  if !js.string_is(js.get(event, c"type")?, "user/message") {
+fn reading_of(js: Js, keys: &ScanKeys, event: Val) -> JsResult<Option<Option<Previous>>> {
+  if !js.is_object(event) || !js.strict_equals(js.get_by(event, keys.type_)?, keys.user_message) {
     return Ok(None);
   }
   let data = js.get(event, c"data")?;
@@ -452,13 +505,14 @@ fn reading_of(js: Js, event: Val) -> JsResult<Option<Option<Previous>>> {
     return Ok(None);
   }
   let content = js.get(data, c"content")?;
-  let block = if js.is_array(content) && js.array_len(content)? > 0 { Some(js.element(content, 0)?) } else { None };
+  let block = if js.is_object(content) && js.length_of(content).unwrap_or(0) > 0 { Some(js.element(content, 0)?) } else { None };
   let text = match block {
     Some(block) if js.is_object(block) && js.string_is(js.get(block, c"type")?, "text") => js.string_of(js.get(block, c"text")?),
     _ => None,
   };
   let Some(text) = text else { return Ok(Some(None)) };
-  let time = js.number_of(js.get(event, c"time")?).unwrap_or(f64::NAN);
+  // `now >= previous.time` coerces in JS: a numeric string or a Date counts as its number.
+  let time = js.to_number(js.get(event, c"time")?);
   Ok(Some(Some(Previous { state: core::state_of_text(&text).to_string(), time })))
 }
 
@@ -474,7 +528,16 @@ fn query(js: Js, plugin: &Rc<Plugin>, pre: &PreStep, shell: Val, decision: Val, 
     (c"signal", signal),
     (c"timeoutMs", js.number(plugin.query_timeout_ms as f64)?),
   ])?;
-  let run = js.call_method(shell, c"resolve", &[request]).and_then(|spec| js.call_method(shell, c"run", &[spec]));
+  let method = |key: &std::ffi::CStr, name: &str| -> JsResult<Val> {
+    let f = js.get_loose(shell, key)?;
+    if js.type_of(f) != sys::ValueType::napi_function {
+      return Err(Failure(format!("bash.{name} is not a function")));
+    }
+    Ok(f)
+  };
+  let run = method(c"resolve", "resolve")
+    .and_then(|resolve| js.call(resolve, shell, &[request]))
+    .and_then(|spec| js.call(method(c"run", "run")?, shell, &[spec]));
   let pending = match run {
     Ok(v) if js.is_promise(v) => v,
     Ok(v) => resolved(js, v)?,
@@ -489,7 +552,7 @@ fn query(js: Js, plugin: &Rc<Plugin>, pre: &PreStep, shell: Val, decision: Val, 
   let id = plugin.slots.insert(Slot::Query(Query { deferred, decision: Held::new(js, decision)?, previous, turn: pre.turn.clone() }));
   let on_result = c.bound(js, &c.query_result, id)?;
   let on_failed = c.bound(js, &c.query_failed, id)?;
-  let delay = js.number(plugin.query_timeout_ms as f64 + OWN_TIMER_GRACE_MS)?;
+  let delay = js.number((plugin.query_timeout_ms as f64 + OWN_TIMER_GRACE_MS).min(core::MAX_QUERY_TIMEOUT_MS as f64))?;
   let timer = js.call(plugin.set_timeout.get(js)?, js.undefined(), &[on_failed, delay, plugin.timeout_marker.get(js)?])?;
   if js.is_object(timer) {
     // Never keeps the process alive; after settlement it fires into a slot that is gone.
@@ -513,11 +576,11 @@ impl Query {
 
 /// Contract steps 6 (result) to 8: exit code, parse, compare, build the new decision.
 fn on_query_result(js: Js, result: Val, decision: Val, previous: Option<&Previous>, turn: &str) -> JsResult<Outcome> {
-  let exit_code = js.get(result, c"exitCode")?;
+  let exit_code = js.get_loose(result, c"exitCode")?;
   if js.number_of(exit_code) != Some(0.0) {
     return Ok(Outcome::Pass);
   }
-  let stdout = js.get(js.get(result, c"stdout")?, c"text")?;
+  let stdout = js.get_loose(js.get_loose(result, c"stdout")?, c"text")?;
   let stdout = js.string_of(stdout).ok_or_else(|| Failure("executor stdout.text is not a string".into()))?;
   let Some(location) = core::parse_output(&stdout) else { return Ok(Outcome::Pass) };
   match core::decide_injection(&location, previous, turn) {
@@ -528,11 +591,11 @@ fn on_query_result(js: Js, result: Val, decision: Val, previous: Option<&Previou
 
 /// `{ kind: 'enter', messages: [reading, ...decision.messages] }` with the deep-frozen reading.
 fn enter_with_reading(js: Js, decision: Val, text: &str) -> JsResult<Val> {
-  let messages = js.get(decision, c"messages")?;
-  if !js.is_array(messages) {
-    return Err(Failure("decision.messages is not an array".into()));
+  let messages = js.get_loose(decision, c"messages")?;
+  if !js.is_object(messages) {
+    return Err(Failure("decision.messages is not iterable".into()));
   }
-  let count = js.array_len(messages)?;
+  let count = js.length_of(messages)?;
   let mut all = Vec::with_capacity(count as usize + 1);
   all.push(reading_message(js, text)?);
   for i in 0..count {

@@ -1,0 +1,141 @@
+// Odd but possible inputs, found by trying to break the package: each one side by side with the JS
+// reference where the JS reference does not itself fail, and never a crash, a stray print or a
+// failed turn caused by the plugin.
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { agentEvents } from '@deepseek-ai/dsh-agent'
+import { implementations, line, mount, native, preStep, readings, runResult } from './harness.mjs'
+
+afterEach(() => vi.restoreAllMocks())
+
+const STATE = 'session main, window 1 "editor", pane 0 %3\nwindow active=1, pane active=1, layout b25f,80x24,0,0,3'
+const readingEvent = (state, time = Date.now()) => ({
+  type: 'user/message',
+  time,
+  data: { content: [{ type: 'text', text: `tmux location (turn 1):\n${state}` }], source: { kind: 'plugin', plugin: 'tmux-context' } },
+})
+/** An agent over a session object that is not the harness's Session (another store, a test double). */
+const agentOver = (session) => ({ id: 'odd', options: {}, session, status: 'running' })
+
+async function both(run) {
+  const out = {}
+  for (const [name, plugin] of implementations) out[name] = await run(plugin)
+  return out
+}
+
+async function outcome(plugin, { config = {}, respond, payload = {}, downstream, setup } = {}) {
+  const m = await mount(plugin, config, respond ? { respond } : {})
+  const warn = vi.spyOn(m.ctx.logger, 'warn')
+  const results = []
+  for (const step of setup ?? [{}]) {
+    const { decision, base } = await preStep(m.ctx, step.agent ?? payload.agent ?? agentOver({ events: [] }), { ...payload, ...step, downstream: step.downstream ?? downstream })
+    results.push(decision === base ? 'pass' : `reading:${readings(decision).length}`)
+    if (step.after) step.after()
+  }
+  return { results, warnings: warn.mock.calls.length }
+}
+
+describe('session logs that are not the harness Session', () => {
+  it('a log replaced in place is read afresh (the index checks what it saw)', async () => {
+    const out = await both((plugin) => {
+      const session = { events: [readingEvent(STATE)] }
+      const agent = agentOver(session)
+      return outcome(plugin, { setup: [{ agent, after: () => (session.events = [readingEvent('other')]) }, { agent }] })
+    })
+    expect(out.native).toEqual(out.js)
+    expect(out.native.results).toEqual(['pass', 'reading:1'])
+  })
+
+  it('events appended after a hole are read newest first, as the JS package reads them', async () => {
+    const out = await both((plugin) => {
+      const session = { events: [] }
+      const agent = agentOver(session)
+      return outcome(plugin, { setup: [{ agent, after: () => (session.events = [null, readingEvent('other')]) }, { agent }] })
+    })
+    expect(out.native).toEqual(out.js)
+  })
+
+  it('array-likes (a Proxy) for events and for downstream messages', async () => {
+    const out = await both((plugin) =>
+      outcome(plugin, { payload: { agent: agentOver({ events: new Proxy([readingEvent('x')], {}) }) }, downstream: { kind: 'enter', messages: new Proxy([], {}) } }),
+    )
+    expect(out.native).toEqual(out.js)
+    expect(out.native).toEqual({ results: ['reading:1'], warnings: 0 })
+  })
+
+  it('an event time given as a numeric string still holds the refresh interval', async () => {
+    const out = await both((plugin) =>
+      outcome(plugin, {
+        config: { refreshIntervalMs: 60_000 },
+        respond: () => Promise.resolve(runResult(line({ windowName: 'moved' }))),
+        payload: { agent: agentOver({ events: [readingEvent(STATE, String(Date.now()))] }) },
+      }),
+    )
+    expect(out.native).toEqual(out.js)
+    expect(out.native.results).toEqual(['pass'])
+  })
+})
+
+describe('payloads and decisions', () => {
+  it.each([
+    ['a primitive signal', 'x', ['reading:1']],
+    ['{ aborted: 1 }', { aborted: 1 }, ['pass']],
+    ['{ aborted: "yes" }', { aborted: 'yes' }, ['pass']],
+  ])('signal %s reads as JS reads it', async (_label, signal, expected) => {
+    const out = await both((plugin) => outcome(plugin, { payload: { signal } }))
+    expect(out.native).toEqual(out.js)
+    expect(out.native.results).toEqual(expected)
+  })
+
+  it('a primitive downstream decision on a later step passes silently', async () => {
+    const out = await both((plugin) => outcome(plugin, { payload: { step: 2 }, downstream: 7 }))
+    expect(out.native).toEqual(out.js)
+  })
+
+  it('next() throwing synchronously rejects the listener’s promise, as an async listener does', async () => {
+    for (const [, plugin] of implementations) {
+      const { ctx } = await mount(plugin)
+      let result
+      try {
+        result = agentEvents(ctx, agentOver({ events: [] })).waterfall(
+          'agent/pre-step',
+          { messages: [], turn: 1, step: 1, signal: new AbortController().signal },
+          () => {
+            throw new Error('downstream threw')
+          },
+        )
+      } catch (error) {
+        result = error
+      }
+      expect(result).toBeInstanceOf(Promise)
+      await expect(result).rejects.toThrow('downstream threw')
+    }
+  })
+})
+
+describe('executors', () => {
+  it('a run that is not a function warns with the JS package’s words', async () => {
+    const out = {}
+    for (const [name, plugin] of implementations) {
+      const { ctx } = await mount(plugin, {}, { executor: 'none' })
+      ctx.provide('shell', { resolve: (r) => r, run: 5 })
+      const warn = vi.spyOn(ctx.logger, 'warn')
+      const { decision, base } = await preStep(ctx, agentOver({ events: [] }))
+      out[name] = [decision === base, warn.mock.calls.map((c) => c[0])]
+    }
+    expect(out.native).toEqual(out.js)
+    expect(out.native[1]).toEqual(['tmux location query failed: bash.run is not a function; injecting no location this turn'])
+  })
+
+  it('the largest queryTimeoutMs still reads, with nothing printed (no timer overflow)', async () => {
+    const err = vi.spyOn(process.stderr, 'write')
+    const warned = vi.fn()
+    process.on('warning', warned)
+    const { ctx } = await mount(native, { queryTimeoutMs: 2147483647 }, { respond: () => new Promise((r) => setTimeout(() => r(runResult(line())), 20)) })
+    const { decision } = await preStep(ctx, agentOver({ events: [] }))
+    await new Promise((r) => setTimeout(r, 20))
+    process.off('warning', warned)
+    expect(readings(decision)).toHaveLength(1)
+    expect(warned).not.toHaveBeenCalled()
+    expect(err).not.toHaveBeenCalled()
+  })
+})
