@@ -5,27 +5,28 @@ import z from '@deepseek-ai/schemastery'
 
 const require = createRequire(import.meta.url)
 
-/** The napi-rs platform triple of this process, e.g. `linux-x64-gnu`. */
-function platformTriple() {
+/**
+ * The napi-rs platform triples to try, best first. On Linux, gnu then musl: a binary for the
+ * other libc fails to load and the next one is tried, so no libc probe (process.report costs ms).
+ */
+function platformTriples() {
   const { platform, arch } = process
-  if (platform !== 'linux') return `${platform}-${arch}`
-  const glibc = process.report?.getReport?.()?.header?.glibcVersionRuntime
-  return `${platform}-${arch}-${glibc ? 'gnu' : 'musl'}`
+  return platform === 'linux' ? [`linux-${arch}-gnu`, `linux-${arch}-musl`] : [`${platform}-${arch}`]
 }
 
 function loadNative() {
-  const triple = platformTriple()
-  const candidates = [`./dsh-tmux-context.${triple}.node`, `@deepseek-ai/dsh-tmux-context-${triple}`]
   const failures = []
-  for (const candidate of candidates) {
-    try {
-      return require(candidate)
-    } catch (error) {
-      failures.push(`${candidate}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)
+  for (const triple of platformTriples()) {
+    for (const candidate of [`./dsh-tmux-context.${triple}.node`, `@deepseek-ai/dsh-tmux-context-${triple}`]) {
+      try {
+        return require(candidate)
+      } catch (error) {
+        failures.push(`${candidate}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)
+      }
     }
   }
   throw new Error(
-    `@deepseek-ai/dsh-tmux-context: no native binary for this platform (${triple}). ` +
+    `@deepseek-ai/dsh-tmux-context: no native binary for this platform (${platformTriples().join(' or ')}). ` +
       `Published binaries: linux-x64-gnu. To build from source: clone the repository, install Rust, ` +
       `then run \`npm install && npm run build\` there. Tried: ${failures.join('; ')}`,
   )

@@ -60,7 +60,7 @@ describe('packed install', () => {
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }))
       const run = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('@deepseek-ai/dsh-tmux-context')"], { cwd: dir, encoding: 'utf8' })
       expect(run.status).not.toBe(0)
-      expect(run.stderr).toContain('@deepseek-ai/dsh-tmux-context: no native binary for this platform (linux-x64-gnu)')
+      expect(run.stderr).toContain('@deepseek-ai/dsh-tmux-context: no native binary for this platform (linux-x64-gnu or linux-x64-musl)')
       expect(run.stderr).toContain('npm run build')
     } finally {
       rmSync(dir, { recursive: true, force: true })
