@@ -25,7 +25,7 @@ struct Plugin {
   /// Fallback index store for session objects that cannot carry one (another addon wrapped or
   /// tagged them): `WeakMap<Session, External<RefCell<SessionIndex>>>`.
   sessions: JsRef,
-  /// `ctx.get` (a function bound to the context's reflect service), held weakly: reading it through
+  /// `ctx.get` (a function bound to the context's reflect service), read once: reading it through
   /// the context proxy each turn costs an accessor call and an `Error` with its stack.
   ctx_get: RefCell<Option<JsRef>>,
   /// The global `setTimeout`, read once.
@@ -34,7 +34,8 @@ struct Plugin {
   timeout_marker: JsRef,
   refresh_interval_ms: Option<f64>,
   query_timeout_ms: u64,
-  command: String,
+  /// `{ command, timeoutMs }`: the query's JS values, made once.
+  request_parts: JsRef,
   /// The promise continuations, made once per plugin and bound per call to the id of a slot.
   continuations: OnceCell<Continuations>,
   /// Per-call state waiting for a continuation.
@@ -61,8 +62,8 @@ struct Slots {
 }
 
 enum Slot {
-  /// Waiting for `next()`.
-  Step(PreStep),
+  /// Waiting for `next()`; the deferred settles the promise the listener returned.
+  Step(PreStep, sys::napi_deferred),
   /// Waiting for the executor (or our timer).
   Query(Query),
 }
@@ -84,7 +85,10 @@ impl Slots {
   }
 
   fn take(&self, js: Js, id: Val) -> Option<Slot> {
-    let id = js.number_of(id)? as u64;
+    self.remove(js.number_of(id)? as u64)
+  }
+
+  fn remove(&self, id: u64) -> Option<Slot> {
     self.map.borrow_mut().remove(&id)
   }
 }
@@ -137,14 +141,22 @@ pub fn apply(js: Js, ctx: Val, config: Val) -> JsResult<Val> {
   let plugin = Rc::new(Plugin {
     continuations: OnceCell::new(),
     slots: Rc::new(Slots::default()),
-    ctx: JsRef::weak(js, ctx)?,
+    // Strong, as the JS listener's closure holds it: the listener keeps its context. This makes no
+    // leak: Cordis drops the listener when the context is disposed, and the listener owns this.
+    ctx: JsRef::new(js, ctx)?,
     sessions: JsRef::new(js, sessions)?,
     ctx_get: RefCell::new(None),
     set_timeout: JsRef::new(js, js.global("setTimeout")?)?,
     timeout_marker: JsRef::new(js, js.object()?)?,
     refresh_interval_ms,
     query_timeout_ms,
-    command: core::build_command(std::process::id()),
+    request_parts: JsRef::new(
+      js,
+      js.object_of(&[
+        (c"command", js.string(&core::build_command(std::process::id()))?),
+        (c"timeoutMs", js.number(query_timeout_ms as f64)?),
+      ])?,
+    )?,
   });
   let _ = plugin.continuations.set(continuations(js, &plugin)?);
   let listener = js.function(c"tmuxContextPreStep", move |js, _this, args| pre_step(js, &plugin, args[0], args[1]))?;
@@ -204,15 +216,23 @@ fn pre_step(js: Js, plugin: &Rc<Plugin>, payload: Val, next: Val) -> JsResult<Va
     js.reject_deferred(deferred, error)?;
     return Ok(promise);
   };
-  let chained = (|| {
-    let promise = if js.is_promise(pending) { pending } else { resolved(js, pending)? };
+  // The listener returns its own promise, settled by the continuations: by `next()`'s decision
+  // passed through, by the query's outcome, or by `next()`'s rejection.
+  let (deferred, promise) = js.deferred()?;
+  let id = plugin.slots.insert(Slot::Step(pre, deferred));
+  let attached = (|| {
+    let pending = if js.is_promise(pending) { pending } else { resolved(js, pending)? };
     let c = plugin.continuations.get().ok_or_else(|| Failure("tmux-context: not set up".into()))?;
-    let id = plugin.slots.insert(Slot::Step(pre));
     let on_decision = c.bound(js, &c.after_next, id)?;
     let on_rejected = c.bound(js, &c.next_rejected, id)?;
-    js.call_method(promise, c"then", &[on_decision, on_rejected])
+    js.call_method(pending, c"then", &[on_decision, on_rejected])
   })();
-  Ok(chained.unwrap_or(pending))
+  if attached.is_err() {
+    if let Some(Slot::Step(_, deferred)) = plugin.slots.remove(id) {
+      js.resolve_deferred(deferred, pending)?;
+    }
+  }
+  Ok(promise)
 }
 
 impl Continuations {
@@ -231,16 +251,26 @@ fn continuations(js: Js, plugin: &Rc<Plugin>) -> JsResult<Continuations> {
   let (weak, slots) = (Rc::downgrade(plugin), Rc::clone(&plugin.slots));
   let after_next = js.function(c"tmuxContextAfterNext", move |js, _, args| {
     let decision = args[1];
-    let (Some(Slot::Step(pre)), Some(plugin)) = (slots.take(js, args[0]), weak.upgrade()) else { return Ok(decision) };
-    Ok(contain(js, &plugin, decision, |js| after_next(js, &plugin, &pre, decision)))
+    let Some(Slot::Step(pre, deferred)) = slots.take(js, args[0]) else { return Ok(js.undefined()) };
+    let mut deferred = Some(deferred);
+    let value = match weak.upgrade() {
+      Some(plugin) => contain(js, &plugin, decision, |js| after_next(js, &plugin, &pre, decision, &mut deferred)),
+      None => decision,
+    };
+    // Unless a query took it over, settle the listener's promise now.
+    if let Some(deferred) = deferred {
+      let _ = js.resolve_deferred(deferred, value);
+    }
+    Ok(js.undefined())
   })?;
 
   let slots = Rc::clone(&plugin.slots);
   let next_rejected = js.function(c"tmuxContextNextRejected", move |js, _, args| {
-    // `next()` rejected: drop the step's state and reject with the same reason.
-    drop(slots.take(js, args[0]));
-    js.throw(args[1]);
-    Err(Failure(String::from("next() rejected")))
+    // `next()` rejected: the listener's promise rejects with the same reason.
+    if let Some(Slot::Step(_, deferred)) = slots.take(js, args[0]) {
+      let _ = js.reject_deferred(deferred, args[1]);
+    }
+    Ok(js.undefined())
   })?;
 
   let (weak, slots) = (Rc::downgrade(plugin), Rc::clone(&plugin.slots));
@@ -323,7 +353,7 @@ fn warn(js: Js, plugin: &Plugin, message: &str) {
 }
 
 /// Contract steps 2 to 7, once `next()` has resolved with `decision`.
-fn after_next(js: Js, plugin: &Rc<Plugin>, pre: &PreStep, decision: Val) -> JsResult<Outcome> {
+fn after_next(js: Js, plugin: &Rc<Plugin>, pre: &PreStep, decision: Val, deferred: &mut Option<sys::napi_deferred>) -> JsResult<Outcome> {
   let kind = js.get_loose(decision, c"kind")?;
   if js.string_is(kind, "reject") {
     return Ok(Outcome::Pass);
@@ -347,7 +377,7 @@ fn after_next(js: Js, plugin: &Rc<Plugin>, pre: &PreStep, decision: Val) -> JsRe
       return Ok(Outcome::Pass);
     }
   }
-  query(js, plugin, pre, shell, decision, previous)
+  query(js, plugin, pre, shell, decision, previous, deferred)
 }
 
 /// `ctx.get('shell')`, else `ctx.get('bash')` (the 0.0.x harness's executor); `None` when neither
@@ -359,7 +389,7 @@ fn executor(js: Js, plugin: &Plugin, ctx: Val) -> JsResult<Option<Val>> {
     None => {
       let get = js.get(ctx, c"get")?;
       if js.is_object(get) {
-        *plugin.ctx_get.borrow_mut() = JsRef::weak(js, get).ok();
+        *plugin.ctx_get.borrow_mut() = JsRef::new(js, get).ok();
       }
       get
     }
@@ -518,15 +548,24 @@ fn reading_of(js: Js, keys: &ScanKeys, event: Val) -> JsResult<Option<Option<Pre
 
 /// Contract step 6 onwards: `shell.run(shell.resolve({ command, signal, timeoutMs }))`, bounded by
 /// our own timer too, then parse, compare and maybe inject. Returns a promise of the decision.
-fn query(js: Js, plugin: &Rc<Plugin>, pre: &PreStep, shell: Val, decision: Val, previous: Option<Previous>) -> JsResult<Outcome> {
+fn query(
+  js: Js,
+  plugin: &Rc<Plugin>,
+  pre: &PreStep,
+  shell: Val,
+  decision: Val,
+  previous: Option<Previous>,
+  deferred: &mut Option<sys::napi_deferred>,
+) -> JsResult<Outcome> {
   let signal = match &pre.signal {
     Some(signal) => signal.get(js)?,
     None => js.undefined(),
   };
+  let parts = plugin.request_parts.get(js)?;
   let request = js.object_of(&[
-    (c"command", js.string(&plugin.command)?),
+    (c"command", js.get(parts, c"command")?),
     (c"signal", signal),
-    (c"timeoutMs", js.number(plugin.query_timeout_ms as f64)?),
+    (c"timeoutMs", js.get(parts, c"timeoutMs")?),
   ])?;
   let method = |key: &std::ffi::CStr, name: &str| -> JsResult<Val> {
     let f = js.get_loose(shell, key)?;
@@ -547,19 +586,30 @@ fn query(js: Js, plugin: &Rc<Plugin>, pre: &PreStep, shell: Val, decision: Val, 
     }
   };
 
-  let (deferred, promise) = js.deferred()?;
   let c = plugin.continuations.get().ok_or_else(|| Failure("tmux-context: not set up".into()))?;
-  let id = plugin.slots.insert(Slot::Query(Query { deferred, decision: Held::new(js, decision)?, previous, turn: pre.turn.clone() }));
-  let on_result = c.bound(js, &c.query_result, id)?;
-  let on_failed = c.bound(js, &c.query_failed, id)?;
-  let delay = js.number((plugin.query_timeout_ms as f64 + OWN_TIMER_GRACE_MS).min(core::MAX_QUERY_TIMEOUT_MS as f64))?;
-  let timer = js.call(plugin.set_timeout.get(js)?, js.undefined(), &[on_failed, delay, plugin.timeout_marker.get(js)?])?;
-  if js.is_object(timer) {
-    // Never keeps the process alive; after settlement it fires into a slot that is gone.
-    let _ = js.call_method(timer, c"unref", &[]);
+  let held = Held::new(js, decision)?;
+  let Some(taken) = deferred.take() else { return Err(Failure("tmux-context: step already settled".into())) };
+  let id = plugin.slots.insert(Slot::Query(Query { deferred: taken, decision: held, previous, turn: pre.turn.clone() }));
+  let attached = (|| -> JsResult<()> {
+    let on_result = c.bound(js, &c.query_result, id)?;
+    let on_failed = c.bound(js, &c.query_failed, id)?;
+    let delay = js.number((plugin.query_timeout_ms as f64 + OWN_TIMER_GRACE_MS).min(core::MAX_QUERY_TIMEOUT_MS as f64))?;
+    let timer = js.call(plugin.set_timeout.get(js)?, js.undefined(), &[on_failed, delay, plugin.timeout_marker.get(js)?])?;
+    if js.is_object(timer) {
+      // Never keeps the process alive; after settlement it fires into a slot that is gone.
+      let _ = js.call_method(timer, c"unref", &[]);
+    }
+    js.call_method(pending, c"then", &[on_result, on_failed])?;
+    Ok(())
+  })();
+  if let Err(failure) = attached {
+    // Take the promise back, so the failure is contained and the step settles now.
+    if let Some(Slot::Query(query)) = plugin.slots.remove(id) {
+      *deferred = Some(query.deferred);
+    }
+    return Err(failure);
   }
-  js.call_method(pending, c"then", &[on_result, on_failed])?;
-  Ok(Outcome::Value(promise))
+  Ok(Outcome::Pass)
 }
 
 impl Query {
