@@ -480,6 +480,19 @@ describe('beyond the JS package: a bounded query', () => {
     expect(settled).toBe('waiting')
   })
 
+  it('overlapping queries each get the bound: stuck ones pass through, answered ones read', async () => {
+    let n = 0
+    const respond = () => (n++ % 2 ? new Promise(() => {}) : Promise.resolve(runResult(line())))
+    const { ctx } = await mount(native, { queryTimeoutMs: 30 }, { respond })
+    const outs = await Promise.all([1, 2, 3, 4].map((i) => preStep(ctx, makeAgent(`s${i}`))))
+    expect(outs.map((o) => (o.decision === o.base ? 'pass' : readings(o.decision).length))).toEqual([1, 'pass', 1, 'pass'])
+    // And the bound still holds for the next stuck query, after the timer has fired once.
+    const later = await preStep(ctx, makeAgent('s5'))
+    const stuck = await preStep(ctx, makeAgent('s6'))
+    expect(readings(later.decision)).toHaveLength(1)
+    expect(stuck.decision).toBe(stuck.base)
+  })
+
   it('a result that arrives after the bound is ignored; one that arrives in time is used', async () => {
     let release
     const late = () => new Promise((r) => (release = () => r(runResult(line()))))

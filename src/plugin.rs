@@ -7,6 +7,7 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use napi::sys;
 
@@ -30,8 +31,8 @@ struct Plugin {
   ctx_get: RefCell<Option<JsRef>>,
   /// The global `setTimeout`, read once.
   set_timeout: JsRef,
-  /// The argument our own query timer passes, to tell it from a rejection reason.
-  timeout_marker: JsRef,
+  /// Whether the sweep timer (see [`sweep`]) is armed.
+  sweep_armed: Cell<bool>,
   refresh_interval_ms: Option<f64>,
   query_timeout_ms: u64,
   /// `{ command, timeoutMs }`: the query's JS values, made once.
@@ -47,6 +48,7 @@ struct Plugin {
 /// binding a shared one does not, and needs no finalizer.
 struct Continuations {
   bind: JsRef,
+  sweep: JsRef,
   after_next: JsRef,
   next_rejected: JsRef,
   query_result: JsRef,
@@ -71,6 +73,8 @@ enum Slot {
 /// A query in flight: the promise the listener returned, and what deciding needs.
 struct Query {
   deferred: sys::napi_deferred,
+  /// When our own bound runs out: `queryTimeoutMs` plus a grace, on the monotonic clock.
+  deadline: Instant,
   decision: Held,
   previous: Option<Previous>,
   turn: String,
@@ -147,7 +151,7 @@ pub fn apply(js: Js, ctx: Val, config: Val) -> JsResult<Val> {
     sessions: JsRef::new(js, sessions)?,
     ctx_get: RefCell::new(None),
     set_timeout: JsRef::new(js, js.global("setTimeout")?)?,
-    timeout_marker: JsRef::new(js, js.object()?)?,
+    sweep_armed: Cell::new(false),
     refresh_interval_ms,
     query_timeout_ms,
     request_parts: JsRef::new(
@@ -288,15 +292,12 @@ fn continuations(js: Js, plugin: &Rc<Plugin>) -> JsResult<Continuations> {
 
   let (weak, slots) = (Rc::downgrade(plugin), Rc::clone(&plugin.slots));
   let query_failed = js.function(c"tmuxContextQueryFailed", move |js, _, args| {
-    // A rejection of run() (its reason) or our own timer (the marker), whichever comes first.
+    // run() rejected: one warning, no location.
     if let Some(Slot::Query(query)) = slots.take(js, args[0]) {
       let reason = args[1];
       query.settle(js, |js, decision| {
         if let Some(plugin) = weak.upgrade() {
-          let timed_out = plugin.timeout_marker.get(js).is_ok_and(|m| js.strict_equals(m, reason));
-          if !timed_out {
-            warn(js, &plugin, &core::query_failed_warning(&js.error_message(reason)));
-          }
+          warn(js, &plugin, &core::query_failed_warning(&js.error_message(reason)));
         }
         decision
       });
@@ -304,8 +305,15 @@ fn continuations(js: Js, plugin: &Rc<Plugin>) -> JsResult<Continuations> {
     Ok(js.undefined())
   })?;
 
+  let (weak, slots) = (Rc::downgrade(plugin), Rc::clone(&plugin.slots));
+  let sweep = js.function(c"tmuxContextSweep", move |js, _, _| {
+    sweep(js, &weak, &slots);
+    Ok(js.undefined())
+  })?;
+
   Ok(Continuations {
     bind: JsRef::new(js, bind)?,
+    sweep: JsRef::new(js, sweep)?,
     after_next: JsRef::new(js, after_next)?,
     next_rejected: JsRef::new(js, next_rejected)?,
     query_result: JsRef::new(js, query_result)?,
@@ -524,8 +532,10 @@ fn update_index(js: Js, events: Val, index: &mut SessionIndex, plan: ScanPlan) -
 /// `None` when `event` is not one of this plugin's readings; `Some(None)` when it is but its first
 /// content block is not text; else its state and time.
 fn reading_of(js: Js, keys: &ScanKeys, event: Val) -> JsResult<Option<Option<Previous>>> {
-  if !js.is_object(event) || !js.strict_equals(js.get_by(event, keys.type_)?, keys.user_message) {
-    return Ok(None);
+  // One property read and one comparison per ordinary event: the cost of a rebuild.
+  match js.get_by(event, keys.type_) {
+    Ok(kind) if js.strict_equals(kind, keys.user_message) => {}
+    _ => return Ok(None),
   }
   let data = js.get(event, c"data")?;
   let Ok(source) = js.get(data, c"source") else { return Ok(None) };
@@ -589,18 +599,13 @@ fn query(
   let c = plugin.continuations.get().ok_or_else(|| Failure("tmux-context: not set up".into()))?;
   let held = Held::new(js, decision)?;
   let Some(taken) = deferred.take() else { return Err(Failure("tmux-context: step already settled".into())) };
-  let id = plugin.slots.insert(Slot::Query(Query { deferred: taken, decision: held, previous, turn: pre.turn.clone() }));
+  let deadline = Instant::now() + Duration::from_millis(plugin.query_timeout_ms.saturating_add(OWN_TIMER_GRACE_MS as u64));
+  let id = plugin.slots.insert(Slot::Query(Query { deferred: taken, deadline, decision: held, previous, turn: pre.turn.clone() }));
   let attached = (|| -> JsResult<()> {
     let on_result = c.bound(js, &c.query_result, id)?;
     let on_failed = c.bound(js, &c.query_failed, id)?;
-    let delay = js.number((plugin.query_timeout_ms as f64 + OWN_TIMER_GRACE_MS).min(core::MAX_QUERY_TIMEOUT_MS as f64))?;
-    let timer = js.call(plugin.set_timeout.get(js)?, js.undefined(), &[on_failed, delay, plugin.timeout_marker.get(js)?])?;
-    if js.is_object(timer) {
-      // Never keeps the process alive; after settlement it fires into a slot that is gone.
-      let _ = js.call_method(timer, c"unref", &[]);
-    }
     js.call_method(pending, c"then", &[on_result, on_failed])?;
-    Ok(())
+    plugin.arm_sweep(js, deadline)
   })();
   if let Err(failure) = attached {
     // Take the promise back, so the failure is contained and the step settles now.
@@ -610,6 +615,54 @@ fn query(
     return Err(failure);
   }
   Ok(Outcome::Pass)
+}
+
+impl Plugin {
+  /// Arms the sweep timer for `deadline` unless it is armed already (it re-arms itself for the
+  /// queries still in flight), so a query costs no timer of its own.
+  fn arm_sweep(&self, js: Js, deadline: Instant) -> JsResult<()> {
+    if self.sweep_armed.get() {
+      return Ok(());
+    }
+    let c = self.continuations.get().ok_or_else(|| Failure("tmux-context: not set up".into()))?;
+    let delay = deadline.saturating_duration_since(Instant::now()).as_millis().clamp(1, core::MAX_QUERY_TIMEOUT_MS as u128);
+    let timer = js.call(self.set_timeout.get(js)?, js.undefined(), &[c.sweep.get(js)?, js.number(delay as f64)?])?;
+    if js.is_object(timer) {
+      // Never keeps the process alive.
+      let _ = js.call_method(timer, c"unref", &[]);
+    }
+    self.sweep_armed.set(true);
+    Ok(())
+  }
+}
+
+/// Our own bound on queries: every query whose deadline has passed (the executor ignored
+/// `timeoutMs`, or is stuck) settles now with the decision passed through, silently, as a timeout
+/// does; the timer is armed again for the earliest query still in flight.
+fn sweep(js: Js, plugin: &std::rc::Weak<Plugin>, slots: &Slots) {
+  let plugin = plugin.upgrade();
+  if let Some(plugin) = &plugin {
+    plugin.sweep_armed.set(false);
+  }
+  let now = Instant::now() + Duration::from_millis(2);
+  let expired: Vec<u64> = slots
+    .map
+    .borrow()
+    .iter()
+    .filter_map(|(id, slot)| matches!(slot, Slot::Query(q) if q.deadline <= now).then_some(*id))
+    .collect();
+  for id in expired {
+    if let Some(Slot::Query(query)) = slots.remove(id) {
+      query.settle(js, |_, decision| decision);
+    }
+  }
+  let next = slots.map.borrow().values().filter_map(|slot| match slot {
+    Slot::Query(q) => Some(q.deadline),
+    Slot::Step(..) => None,
+  }).min();
+  if let (Some(plugin), Some(deadline)) = (plugin, next) {
+    let _ = plugin.arm_sweep(js, deadline);
+  }
 }
 
 impl Query {
