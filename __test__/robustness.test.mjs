@@ -139,3 +139,35 @@ describe('executors', () => {
     expect(err).not.toHaveBeenCalled()
   })
 })
+
+describe('no input crashes it (property test at the Node-API edge)', () => {
+  it('arbitrary payload fields, downstream decisions and executor results: never a throw, at most one warning', async () => {
+    const fc = (await import('fast-check')).default
+    const { ctx, record } = await mount(native, { queryTimeoutMs: 50 })
+    const warn = vi.spyOn(ctx.logger, 'warn').mockImplementation(() => {})
+    const result = fc.oneof(
+      fc.anything(),
+      fc.record({ exitCode: fc.oneof(fc.constant(0), fc.anything()), stdout: fc.oneof(fc.record({ text: fc.oneof(fc.string(), fc.anything()) }), fc.anything()) }),
+    )
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({ turn: fc.anything(), step: fc.oneof(fc.constant(1), fc.anything()), signal: fc.oneof(fc.constant(new AbortController().signal), fc.anything()) }),
+        fc.oneof(fc.constant({ kind: 'enter', messages: [] }), fc.record({ kind: fc.anything(), messages: fc.anything() }), fc.anything()),
+        result,
+        fc.boolean(),
+        async (payload, downstream, answer, rejects) => {
+          warn.mockClear()
+          record.respond = () => (rejects ? Promise.reject(answer) : Promise.resolve(answer))
+          const agent = agentOver({ events: [] })
+          const decision = await agentEvents(ctx, agent).waterfall('agent/pre-step', { messages: [], ...payload }, () => Promise.resolve(downstream))
+          expect(warn.mock.calls.length).toBeLessThanOrEqual(1)
+          if (decision !== downstream) {
+            expect(decision.kind).toBe('enter')
+            expect(decision.messages[0].source.plugin).toBe('tmux-context')
+          }
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
+})
