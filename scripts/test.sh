@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # The whole test command (`npm test`): install and build, then
 #   1. cargo test: unit and property tests of the pure core;
-#   2. vitest: contract, differential, real-tmux, packaging and end-to-end suites.
+#   2. vitest: contract, differential, robustness, real-tmux, packaging and end-to-end suites.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
 cargo test --lib
-npx vitest run
+mkdir -p .tmp
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest.json || status=$?
+# One plain closing line for both runners' counts.
+node -e "
+  const r = JSON.parse(require('fs').readFileSync('.tmp/vitest.json', 'utf8'));
+  console.log('vitest: ' + r.numPassedTests + ' passed, ' + r.numFailedTests + ' failed, ' + (r.numPendingTests + r.numTodoTests) + ' skipped');
+" || true
+exit $status
