@@ -5,6 +5,9 @@ import z from '@deepseek-ai/schemastery'
 
 const require = createRequire(import.meta.url)
 
+/** Platforms with a published binary package `@deepseek-ai/dsh-tmux-context-<triple>`. */
+const PUBLISHED = ['linux-x64-gnu']
+
 /**
  * The napi-rs platform triples to try, best first. On Linux, gnu then musl: a binary for the
  * other libc fails to load and the next one is tried, so no libc probe (process.report costs ms).
@@ -25,10 +28,19 @@ function loadNative() {
       }
     }
   }
+  // Only now, on failure, is the libc worth asking for (process.report costs milliseconds).
+  const libc = process.platform === 'linux' ? (process.report?.getReport?.()?.header?.glibcVersionRuntime ? 'gnu' : 'musl') : undefined
+  const triples = libc ? [`linux-${process.arch}-${libc}`] : platformTriples()
+  const published = triples.find((t) => PUBLISHED.includes(t))
   throw new Error(
-    `@deepseek-ai/dsh-tmux-context: no native binary for this platform (${platformTriples().join(' or ')}). ` +
-      `Published binaries: linux-x64-gnu. To build from source: clone the repository, install Rust, ` +
-      `then run \`npm install && npm run build\` there. Tried: ${failures.join('; ')}`,
+    published
+      ? `@deepseek-ai/dsh-tmux-context: the binary package @deepseek-ai/dsh-tmux-context-${published} is not installed ` +
+          `(npm skips an optional dependency it cannot fetch). Install it next to this package, e.g. both tarballs ` +
+          `from \`npm run tarballs\` in the repository. Tried: ${failures.join('; ')}`
+      : `@deepseek-ai/dsh-tmux-context: no native binary for this platform (${triples.join(' or ')}). ` +
+          `Published binaries: ${PUBLISHED.join(', ')}. To build from source: in a clone of the repository, with Rust ` +
+          `installed, run \`npm install && npm run build && npm run tarballs\`, then install both tarballs from .tmp/packs/. ` +
+          `Tried: ${failures.join('; ')}`,
   )
 }
 

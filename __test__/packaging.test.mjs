@@ -50,7 +50,7 @@ describe('packed install', () => {
     }
   }, 120_000)
 
-  it('a platform with no binary fails at import with one message naming it and how to build', () => {
+  it('a missing binary package fails at import with one message naming it and how to install it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dshtc-nobin-'))
     try {
       const pkg = join(dir, 'node_modules', '@deepseek-ai', 'dsh-tmux-context')
@@ -60,8 +60,8 @@ describe('packed install', () => {
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }))
       const run = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('@deepseek-ai/dsh-tmux-context')"], { cwd: dir, encoding: 'utf8' })
       expect(run.status).not.toBe(0)
-      expect(run.stderr).toContain('@deepseek-ai/dsh-tmux-context: no native binary for this platform (linux-x64-gnu or linux-x64-musl)')
-      expect(run.stderr).toContain('npm run build')
+      expect(run.stderr).toContain('@deepseek-ai/dsh-tmux-context: the binary package @deepseek-ai/dsh-tmux-context-linux-x64-gnu is not installed')
+      expect(run.stderr).toContain('npm run tarballs')
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
