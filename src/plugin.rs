@@ -17,14 +17,14 @@ use crate::js::{Failure, Js, JsRef, JsResult, Val};
 /// Grace after `queryTimeoutMs` before our own timer gives up on an executor that ignored it, ms.
 const OWN_TIMER_GRACE_MS: f64 = 1_000.0;
 
-/// Type tag of the session objects this addon attaches a [`SessionIndex`] to.
+/// Type tag of the session objects this addon attaches a [`SessionState`] to.
 const SESSION_INDEX_TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x746d_7578_2d63_7478, upper: 0x7365_7373_696f_6e31 };
 
 /// One applied plugin: its context, its config and its per-session index of readings.
 struct Plugin {
   ctx: JsRef,
   /// Fallback index store for session objects that cannot carry one (another addon wrapped or
-  /// tagged them): `WeakMap<Session, External<RefCell<SessionIndex>>>`.
+  /// tagged them): `WeakMap<Session, External<RefCell<SessionState>>>`.
   sessions: JsRef,
   /// `ctx.get` (a function bound to the context's reflect service), read once: reading it through
   /// the context proxy each turn costs an accessor call and an `Error` with its stack.
@@ -43,9 +43,9 @@ struct Plugin {
   slots: Rc<Slots>,
 }
 
-/// The four continuation functions, each `(id, value) => ...` once bound to a slot id, and
-/// `Function.prototype.bind`. Making a JS function per call costs a function template each time;
-/// binding a shared one does not, and needs no finalizer.
+/// The continuation functions, each `(id, value) => ...` once bound to a slot id, the sweep timer's
+/// callback, and `Function.prototype.bind`. Making a JS function per call costs a function template
+/// each time; binding a shared one does not, and needs no finalizer.
 struct Continuations {
   bind: JsRef,
   sweep: JsRef,
@@ -101,7 +101,7 @@ impl Slots {
 enum Outcome {
   /// Hand `next()`'s decision back untouched.
   Pass,
-  /// Hand back this value (a new decision, or a promise of one).
+  /// Hand back this value (a new decision).
   Value(Val),
 }
 
