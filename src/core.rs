@@ -17,19 +17,9 @@ pub const FIELD_SEP: &str = "\\t";
 /// Output without it (an executor written for the JS package) is read as the JS package reads it.
 pub const ESCAPED_LINE_MARKER: &str = "dsh-tmux-context:q1";
 
-/// The eight tmux format fields, in query (and parse) order.
-pub const TMUX_FIELDS: [&str; 8] = [
-  "#{session_name}",
-  "#{window_index}",
-  "#{window_name}",
-  "#{pane_index}",
-  "#{pane_id}",
-  "#{window_active}",
-  "#{pane_active}",
-  "#{window_layout}",
-];
-
-/// The same fields with free-text names (session and window) shell-quoted by tmux (`q:`): every
+/// The eight tmux format fields, in query (and parse) order (the JS package's `session_name`,
+/// `window_index`, `window_name`, `pane_index`, `pane_id`, `window_active`, `pane_active`,
+/// `window_layout`), with free-text names (session and window) shell-quoted by tmux (`q:`): every
 /// backslash is doubled and no field can then hold the separator. The pane id is quoted too (`%`
 /// becomes `\%`): a tmux without `q:` prints it empty, which reads as no location.
 pub const TMUX_ESCAPED_FIELDS: [&str; 8] = [

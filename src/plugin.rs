@@ -426,13 +426,14 @@ fn previous_reading(js: Js, plugin: &Plugin, agent: Val) -> JsResult<Option<Prev
   let mut state = cell.replace(SessionState::default());
   let still_valid = built && state.still_stands(js, events, len);
   let plan = state.index.plan(len, still_valid);
+  let scanned = plan != ScanPlan::Nothing;
   let result = update_index(js, events, &mut state.index, plan);
-  if result.is_ok() {
+  if result.is_ok() && scanned {
     state.last = match state.index.scanned {
       0 => None,
       n => js.element(events, (n - 1) as u32).ok().filter(|e| js.is_object(*e)).and_then(|e| JsRef::weak(js, e).ok()),
     };
-  } else {
+  } else if result.is_err() {
     state = SessionState::default();
   }
   let latest = state.index.latest.clone();
