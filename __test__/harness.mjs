@@ -109,6 +109,12 @@ export async function preStep(ctx, agent, { turn = 1, step = 1, signal = new Abo
   return { decision, base }
 }
 
+/**
+ * Whether the listener chain handed back the downstream decision itself. "The same value" is
+ * `Object.is` (vitest's `toBe`), never `===`: a downstream decision may be `NaN`, and `NaN !== NaN`.
+ */
+export const isPassThrough = ({ decision, base }) => Object.is(decision, base)
+
 /** Append what the step carries, as the loop does: `step/start`, then each message as `user/message`. */
 export function commit(agent, decision, turn = 1) {
   agent.session.append('step/start', { turn, step: 1 })

@@ -3,7 +3,7 @@
 // failed turn caused by the plugin.
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { agentEvents } from '@deepseek-ai/dsh-agent'
-import { implementations, line, mount, native, preStep, readings, runResult } from './harness.mjs'
+import { implementations, isPassThrough, line, mount, native, preStep, readings, runResult } from './harness.mjs'
 
 afterEach(() => vi.restoreAllMocks())
 
@@ -27,8 +27,8 @@ async function outcome(plugin, { config = {}, respond, payload = {}, downstream,
   const warn = vi.spyOn(m.ctx.logger, 'warn')
   const results = []
   for (const step of setup ?? [{}]) {
-    const { decision, base } = await preStep(m.ctx, step.agent ?? payload.agent ?? agentOver({ events: [] }), { ...payload, ...step, downstream: step.downstream ?? downstream })
-    results.push(decision === base ? 'pass' : `reading:${readings(decision).length}`)
+    const out = await preStep(m.ctx, step.agent ?? payload.agent ?? agentOver({ events: [] }), { ...payload, ...step, downstream: step.downstream ?? downstream })
+    results.push(isPassThrough(out) ? 'pass' : `reading:${readings(out.decision).length}`)
     if (step.after) step.after()
   }
   return { results, warnings: warn.mock.calls.length }
@@ -119,8 +119,8 @@ describe('executors', () => {
       const { ctx } = await mount(plugin, {}, { executor: 'none' })
       ctx.provide('shell', { resolve: (r) => r, run: 5 })
       const warn = vi.spyOn(ctx.logger, 'warn')
-      const { decision, base } = await preStep(ctx, agentOver({ events: [] }))
-      out[name] = [decision === base, warn.mock.calls.map((c) => c[0])]
+      const step = await preStep(ctx, agentOver({ events: [] }))
+      out[name] = [isPassThrough(step), warn.mock.calls.map((c) => c[0])]
     }
     expect(out.native).toEqual(out.js)
     expect(out.native[1]).toEqual(['tmux location query failed: bash.run is not a function; injecting no location this turn'])
@@ -140,34 +140,61 @@ describe('executors', () => {
   })
 })
 
+/**
+ * One pre-step at the Node-API edge with the given inputs, as the property below draws them: the
+ * payload fields, what `next()` resolves to, what `run()` settles with, and whether it rejects.
+ * Whatever they are, the listener never throws, warns at most once, and either hands back the
+ * downstream decision itself (`Object.is`, so a `NaN` decision counts) or a reading in front of it.
+ */
+async function edgeCase({ ctx, record, warn }, payload, downstream, answer, rejects) {
+  warn.mockClear()
+  record.respond = () => (rejects ? Promise.reject(answer) : Promise.resolve(answer))
+  const agent = agentOver({ events: [] })
+  const decision = await agentEvents(ctx, agent).waterfall('agent/pre-step', { messages: [], ...payload }, () => Promise.resolve(downstream))
+  expect(warn.mock.calls.length).toBeLessThanOrEqual(1)
+  if (!Object.is(decision, downstream)) {
+    expect(decision.kind).toBe('enter')
+    expect(decision.messages[0].source.plugin).toBe('tmux-context')
+  }
+  return decision
+}
+
+async function edgeMount() {
+  const { ctx, record } = await mount(native, { queryTimeoutMs: 50 })
+  const warn = vi.spyOn(ctx.logger, 'warn').mockImplementation(() => {})
+  return { ctx, record, warn }
+}
+
 describe('no input crashes it (property test at the Node-API edge)', () => {
   it('arbitrary payload fields, downstream decisions and executor results: never a throw, at most one warning', async () => {
     const fc = (await import('fast-check')).default
-    const { ctx, record } = await mount(native, { queryTimeoutMs: 50 })
-    const warn = vi.spyOn(ctx.logger, 'warn').mockImplementation(() => {})
+    const edge = await edgeMount()
     const result = fc.oneof(
       fc.anything(),
       fc.record({ exitCode: fc.oneof(fc.constant(0), fc.anything()), stdout: fc.oneof(fc.record({ text: fc.oneof(fc.string(), fc.anything()) }), fc.anything()) }),
     )
+    // fast-check prints the seed and path of a failure; FC_SEED / FC_PATH replay it (__test__/setup.mjs).
     await fc.assert(
       fc.asyncProperty(
         fc.record({ turn: fc.anything(), step: fc.oneof(fc.constant(1), fc.anything()), signal: fc.oneof(fc.constant(new AbortController().signal), fc.anything()) }),
         fc.oneof(fc.constant({ kind: 'enter', messages: [] }), fc.record({ kind: fc.anything(), messages: fc.anything() }), fc.anything()),
         result,
         fc.boolean(),
-        async (payload, downstream, answer, rejects) => {
-          warn.mockClear()
-          record.respond = () => (rejects ? Promise.reject(answer) : Promise.resolve(answer))
-          const agent = agentOver({ events: [] })
-          const decision = await agentEvents(ctx, agent).waterfall('agent/pre-step', { messages: [], ...payload }, () => Promise.resolve(downstream))
-          expect(warn.mock.calls.length).toBeLessThanOrEqual(1)
-          if (decision !== downstream) {
-            expect(decision.kind).toBe('enter')
-            expect(decision.messages[0].source.plugin).toBe('tmux-context')
-          }
-        },
+        (payload, downstream, answer, rejects) => edgeCase(edge, payload, downstream, answer, rejects).then(() => {}),
       ),
       { numRuns: 500 },
     )
+  })
+
+  it.each([
+    // Seed 1404583353, path "487:0:0:63": a NaN downstream decision is passed through as itself.
+    ['NaN', Number.NaN],
+    ['-0', -0],
+  ])('regression: a %s downstream decision comes back as the same value', async (_label, downstream) => {
+    const edge = await edgeMount()
+    const payload = { turn: [], step: '', signal: new AbortController().signal }
+    const decision = await edgeCase(edge, payload, downstream, 0, false)
+    expect(decision).toBe(downstream)
+    expect(edge.warn).not.toHaveBeenCalled()
   })
 })

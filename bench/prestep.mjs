@@ -58,7 +58,7 @@ async function measure(m, agent, turn) {
   const t0 = now()
   const { decision } = await preStep(m.ctx, agent, { turn, downstream })
   const t1 = now()
-  if (decision !== downstream) throw new Error(`${m.name}: pre-step was not suppressed (turn ${turn})`)
+  if (!Object.is(decision, downstream)) throw new Error(`${m.name}: pre-step was not suppressed (turn ${turn})`)
   if (m.record.ran.length !== ran + 1) throw new Error(`${m.name}: pre-step did not query exactly once`)
   return ms(t0, t1)
 }
