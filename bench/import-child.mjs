@@ -8,7 +8,9 @@ import AgentRegistry from '@deepseek-ai/dsh-agent'
 import '@deepseek-ai/dsh-session'
 import '@deepseek-ai/dsh-shell'
 
-const specifier = { native: '@deepseek-ai/dsh-tmux-context', js: 'dsh-tmux-context-js' }[process.argv[2]]
+// 'js': the JS package, or the baseline build named by BENCH_REFERENCE (see bench/lib.mjs).
+const reference = process.env.BENCH_REFERENCE ? (await import('node:url')).pathToFileURL(process.env.BENCH_REFERENCE).href : 'dsh-tmux-context-js'
+const specifier = { native: '@deepseek-ai/dsh-tmux-context', js: reference }[process.argv[2]]
 if (!specifier) throw new Error('usage: import-child.mjs native|js')
 const ctx = new Context()
 await ctx.plugin(AgentRegistry)

@@ -4,11 +4,20 @@ import { readFileSync, statSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import os from 'node:os'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { resolve as resolvePath } from 'node:path'
 import { Session, SessionId } from '@deepseek-ai/dsh-session'
 
 export const root = fileURLToPath(new URL('..', import.meta.url))
 export const NODE_FILE = 'dsh-tmux-context.linux-x64-gnu.node'
+
+/**
+ * What the second column measures: the JS package (`dsh-tmux-context-js`), or with
+ * `BENCH_REFERENCE=<path to an index.js>` another build of this package (scripts/bench-baseline.sh
+ * builds an earlier commit there, so a change is measured against the build before it in one run).
+ */
+export const REFERENCE = process.env.BENCH_REFERENCE ? pathToFileURL(resolvePath(process.env.BENCH_REFERENCE)).href : 'dsh-tmux-context-js'
+export const REFERENCE_LABEL = process.env.BENCH_REFERENCE ? `baseline (${process.env.BENCH_REFERENCE_LABEL ?? process.env.BENCH_REFERENCE})` : 'JS 0.1.0-rc.8'
 
 /** Median of a list of numbers (mean of the middle two for an even count). */
 export function median(xs) {

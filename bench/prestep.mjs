@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs'
 import { Inbox } from '@deepseek-ai/dsh-agent'
 import { Session, SessionId } from '@deepseek-ai/dsh-session'
 import { implementations, mount, preStep, runResult, line } from '../__test__/harness.mjs'
-import { appendOrdinary, buildSession, fullGc, summary } from './lib.mjs'
+import { appendOrdinary, buildSession, fullGc, REFERENCE, summary } from './lib.mjs'
 
 const out = process.argv[2]
 const quick = process.env.BENCH_QUICK === '1'
@@ -64,7 +64,8 @@ async function measure(m, agent, turn) {
 }
 
 const results = { rows: [] }
-const impls = implementations // [['native', mod], ['js', mod]]
+// [['native', mod], ['js', mod]]: 'js' is the JS package, or the baseline build (BENCH_REFERENCE).
+const impls = [implementations[0], ['js', await import(REFERENCE)]]
 const reading = await makeReading(impls[0][1])
 
 // JIT warm-up of both implementations (and of the harness, Session and Cordis paths) on a small

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { fmtBytes, fmtInt, fmtMs, fullGc, machineFacts, root } from './lib.mjs'
+import { fmtBytes, fmtInt, fmtMs, fullGc, machineFacts, REFERENCE_LABEL, root } from './lib.mjs'
 import { tmuxLatency, spawnCounts } from './tmux.mjs'
 import { importCost } from './import.mjs'
 
@@ -101,7 +101,7 @@ if (!spawned.skipped) {
 }
 row(`\`${facts.addon.file}\` size`, facts.addon.size, undefined, { fmt: (b) => `${fmtBytes(b)} (${fmtInt(b)} B)` })
 
-const header = ['measurement', 'native (median)', 'JS 0.1.0-rc.8 (median)', 'native/JS', 'target (issue 4)', 'met?', 'samples (native + JS)']
+const header = ['measurement', 'native (median)', `${REFERENCE_LABEL} (median)`, process.env.BENCH_REFERENCE ? 'native/baseline' : 'native/JS', 'target (issue 4)', 'met?', 'samples (native + JS)']
 const table = [
   `| ${header.join(' | ')} |`,
   `|${header.map((h, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
@@ -175,6 +175,6 @@ const results = [
   processes,
   '',
 ].join('\n')
-writeFileSync(join(root, 'bench', 'results.md'), results)
+writeFileSync(join(root, 'bench', process.env.BENCH_OUT ?? 'results.md'), results)
 console.log(`\n${markdown}\n${machine}\n\n${processes}\n`)
 log(`wrote bench/results.md; total ${wall.toFixed(0)} s`)

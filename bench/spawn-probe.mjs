@@ -90,7 +90,7 @@ const result = { pid: process.pid, tmuxPane: process.env.TMUX_PANE, impls: {} }
 try {
   for (const [name, specifier] of [
     ['native', '@deepseek-ai/dsh-tmux-context'],
-    ['js', 'dsh-tmux-context-js'],
+    ['js', spec.reference ?? 'dsh-tmux-context-js'],
   ]) {
     const plugin = await import(specifier)
     const ctx = new Context()

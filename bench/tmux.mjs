@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { TmuxServer, hasTmux, waitForJson } from '../__test__/tmux.mjs'
-import { summary } from './lib.mjs'
+import { REFERENCE, summary } from './lib.mjs'
 
 const shellQuote = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`
 const log = (...a) => console.error('[tmux]', ...a)
@@ -25,7 +25,7 @@ export async function tmuxLatency({ rounds = 6, iterations = 6 } = {}) {
     const first = { native: [], js: [] }
     for (let r = 0; r < rounds; r++) {
       for (const impl of r % 2 ? ['js', 'native'] : ['native', 'js']) {
-        const { result } = await server.probeInWindow(sessionId, `${impl}-${r}`, { impl, config: {}, iterations }, { timeoutMs: 60_000 })
+        const { result } = await server.probeInWindow(sessionId, `${impl}-${r}`, { impl, reference: REFERENCE, config: {}, iterations }, { timeoutMs: 60_000 })
         if (result.error) throw new Error(`${impl} probe failed: ${result.error}`)
         if (result.readings.length !== 1 || result.passedThrough.some(Boolean)) {
           throw new Error(`${impl} probe did not inject a reading on every first step: ${JSON.stringify(result)}`)
@@ -54,7 +54,7 @@ export async function spawnCounts() {
     const sessionId = server.newSession('bench-strace', 'main')
     const spec = join(server.dir, 'strace-spec.json')
     const out = join(server.dir, 'strace-out.json')
-    writeFileSync(spec, JSON.stringify({ out }))
+    writeFileSync(spec, JSON.stringify({ out, reference: REFERENCE }))
     const probe = fileURLToPath(new URL('./spawn-probe.mjs', import.meta.url))
     server.tmux('new-window', '-d', '-t', `${sessionId}:`, '-n', 'strace', `exec ${shellQuote(process.execPath)} ${shellQuote(probe)} ${shellQuote(spec)}`)
     const result = await waitForJson(out, 60_000)

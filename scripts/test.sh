@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The whole test command (`npm test`): install and build, then
-#   1. cargo test: unit and property tests of the pure core;
+#   1. cargo fmt --check and cargo clippy (warnings are errors), then cargo test: unit and property
+#      tests of the pure core;
 #   2. vitest: contract, differential, robustness, real-tmux, packaging and end-to-end suites.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
+cargo fmt --check
+cargo clippy --all-targets --quiet -- -D warnings
 cargo test --lib
 mkdir -p .tmp
 status=0

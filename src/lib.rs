@@ -1,24 +1,38 @@
 //! `@deepseek-ai/dsh-tmux-context`, native: a Cordis plugin of the DeepSeek Harness that tells the
-//! model where its agent process runs in tmux. `core` holds the pure rules, `plugin` the N-API
-//! edge, `js` the raw N-API helpers the edge uses.
+//! model where its agent process runs in tmux.
+//!
+//! The pure core, with no Node-API in it: [`config`] (what the config accepts), [`command`] (the
+//! tmux query), [`parse`] (its output), [`render`] (the reading), [`schedule`] (whether one is
+//! due), [`diagnostics`] (what is logged). The Node-API edge: `plugin` (`apply`), `listener` (the
+//! pre-step flow), `pending` (calls in flight and their settling), `session_index` (the newest
+//! reading per session), `message` (the reading as a message), over napi-rs's typed API and the
+//! few extensions of it in `napi_ext`.
 
-pub mod core;
-mod js;
+pub mod command;
+pub mod config;
+pub mod diagnostics;
+pub mod parse;
+pub mod render;
+pub mod schedule;
+
+mod listener;
+mod message;
+mod napi_ext;
+mod pending;
 mod plugin;
+mod session_index;
 
-use napi::bindgen_prelude::*;
+use napi::bindgen_prelude::{Env, JsObjectValue, Object, Result, Unknown};
 use napi_derive::napi;
 
 /// Module exports: `name` (`'tmux-context'`), `inject` (`['agents']`) and `apply(ctx, config)`.
 #[napi(module_exports)]
-pub fn init(exports: Object, env: Env) -> Result<()> {
-  let js = js::Js::new(env.raw());
-  let setup = || -> js::JsResult<()> {
-    let exports = exports.raw();
-    js.set(exports, c"name", js.string(core::PLUGIN_NAME)?)?;
-    js.set(exports, c"inject", js.array_of(&[js.string("agents")?])?)?;
-    let apply = js.function(c"apply", |js, _this, args| plugin::apply(js, args[0], args[1]))?;
-    js.set(exports, c"apply", apply)
-  };
-  setup().map_err(|js::Failure(reason)| Error::new(Status::GenericFailure, reason))
+pub fn init(mut exports: Object, env: Env) -> Result<()> {
+  exports.set_c_named_property(c"name", render::PLUGIN_NAME)?;
+  exports.set_c_named_property(c"inject", vec!["agents"])?;
+  exports.set_c_named_property(
+    c"apply",
+    env.create_function_from_closure::<Unknown, _, _>("apply", plugin::apply)?,
+  )?;
+  Ok(())
 }

@@ -1,0 +1,256 @@
+//! The `agent/pre-step` listener, step by step as the contract lists them: `await next()` first,
+//! then, on the first step of a turn that was not rejected or aborted, find the newest reading,
+//! hold back within the refresh interval, query tmux through the executor, and put a reading in
+//! front of the step when the location changed. Any failure after `next()` (a thrown JS error, a
+//! Rust panic) becomes one `ctx.logger.warn` and the decision passes through.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use napi::bindgen_prelude::{Env, JsObjectValue, Object, Unknown};
+use napi::JsValue;
+
+use crate::diagnostics;
+use crate::message::enter_with_reading;
+use crate::napi_ext::{
+  object_of, resolved, take_exception, Caught, Deferred, Failure, Held, JsResult, ToJs, UnknownExt,
+};
+use crate::parse::parse_output;
+use crate::pending::{Query, OWN_TIMER_GRACE_MS};
+use crate::plugin::Plugin;
+use crate::schedule::{decide_injection, within_refresh_interval, Injection, Previous};
+use crate::session_index::previous_reading;
+
+/// What a step of the listener decided.
+pub enum Outcome<'env> {
+  /// Hand `next()`'s decision back untouched.
+  Pass,
+  /// Hand back this value (a new decision).
+  Value(Unknown<'env>),
+}
+
+/// The payload fields the listener reads before calling `next()`, as the JS listener destructures
+/// `{ agent, turn, step, signal }`.
+pub struct PreStep {
+  agent: Option<Held>,
+  signal: Option<Held>,
+  turn: String,
+  first_step: bool,
+}
+
+impl PreStep {
+  fn read(env: &Env, payload: Unknown) -> PreStep {
+    let field = |key| payload.get_loose(env, key).ok();
+    PreStep {
+      agent: field(c"agent")
+        .filter(|v| v.is_object())
+        .and_then(|v| Held::new(env, v).ok()),
+      signal: field(c"signal").and_then(|v| Held::new(env, v).ok()),
+      turn: field(c"turn")
+        .and_then(|t| t.to_js_string(env).ok())
+        .unwrap_or_default(),
+      first_step: field(c"step").and_then(|s| s.as_number()) == Some(1.0),
+    }
+  }
+}
+
+/// The listener `(payload, next)`: calls `next()` and returns a promise of the step's decision.
+/// `next()` throwing rejects that promise with the same error, as `await next()` in an async
+/// listener would.
+pub fn pre_step<'env>(env: &'env Env, plugin: &Plugin, payload: Unknown, next: Unknown) -> JsResult<Object<'env>> {
+  let pre = catch_unwind(AssertUnwindSafe(|| PreStep::read(env, payload))).unwrap_or(PreStep {
+    agent: None,
+    signal: None,
+    turn: String::new(),
+    first_step: false,
+  });
+  let (deferred, promise) = Deferred::new(env)?;
+  let undefined = ().to_js(env)?;
+  let called = match next.as_function() {
+    Some(next) => next.apply(undefined, crate::napi_ext::Args(vec![])).caught_raw(env),
+    None => Err(take_exception(env).unwrap_or(undefined)),
+  };
+  let pending = match called {
+    Ok(pending) => pending,
+    Err(thrown) => {
+      deferred.reject(env, thrown)?;
+      return Ok(promise);
+    }
+  };
+  let pending = if pending.is_promise().unwrap_or(false) {
+    pending
+  } else {
+    resolved(env, pending)?.to_unknown()
+  };
+  if let Err(deferred) = plugin.pending.await_next(env, pending, pre, deferred) {
+    deferred.resolve(env, pending)?;
+  }
+  Ok(promise)
+}
+
+/// A call's result, with a thrown value kept as the value itself (to reject with).
+trait CaughtRaw<'env> {
+  fn caught_raw(self, env: &'env Env) -> Result<Unknown<'env>, Unknown<'env>>;
+}
+
+impl<'env> CaughtRaw<'env> for napi::Result<Unknown<'env>> {
+  fn caught_raw(self, env: &'env Env) -> Result<Unknown<'env>, Unknown<'env>> {
+    self.map_err(|_| match take_exception(env) {
+      Some(thrown) => thrown,
+      None => ().to_js(env).expect("undefined"),
+    })
+  }
+}
+
+/// Runs one step of the listener so that nothing escapes: a failure or a panic is logged once as a
+/// warning and the decision passes through.
+pub fn contain<'env>(
+  env: &'env Env,
+  plugin: &Plugin,
+  decision: Unknown<'env>,
+  step: impl FnOnce(&'env Env) -> JsResult<Outcome<'env>>,
+) -> Unknown<'env> {
+  let reason = match catch_unwind(AssertUnwindSafe(|| step(env))) {
+    Ok(Ok(Outcome::Value(v))) => return v,
+    Ok(Ok(Outcome::Pass)) => return decision,
+    Ok(Err(Failure(reason))) => reason,
+    Err(panic) => panic
+      .downcast_ref::<&str>()
+      .map(|s| s.to_string())
+      .or_else(|| panic.downcast_ref::<String>().cloned())
+      .unwrap_or_else(|| "internal panic".into()),
+  };
+  plugin.warn(env, &diagnostics::listener_failed_warning(&reason));
+  decision
+}
+
+/// Contract steps 2 to 6, once `next()` has resolved with `decision`. When a query starts, it
+/// takes `deferred` over and settles the listener's promise itself.
+pub fn after_next<'env>(
+  env: &'env Env,
+  plugin: &Rc<Plugin>,
+  pre: &PreStep,
+  decision: Unknown<'env>,
+  deferred: &mut Option<Deferred>,
+) -> JsResult<Outcome<'env>> {
+  if decision.get_loose(env, c"kind")?.string_is("reject") {
+    return Ok(Outcome::Pass);
+  }
+  let signal = pre
+    .signal
+    .as_ref()
+    .ok_or_else(|| Failure::new("pre-step payload has no abort signal"))?;
+  if signal.get(env)?.get_loose(env, c"aborted")?.truthy(env) || !pre.first_step {
+    return Ok(Outcome::Pass);
+  }
+  let Some(shell) = plugin.executor(env)? else {
+    return Ok(Outcome::Pass);
+  };
+  let agent = pre
+    .agent
+    .as_ref()
+    .ok_or_else(|| Failure::new("pre-step payload has no agent"))?
+    .get(env)?;
+  let previous = previous_reading(env, agent)?;
+  let interval = plugin.config.refresh_interval_ms;
+  if interval.is_some_and(|i| i > 0.0) && previous.is_some() {
+    let global = env.get_global().caught(env)?;
+    let date: Unknown = global.get_c_named_property_unchecked(c"Date").caught(env)?;
+    let now = date
+      .get_loose(env, c"now")?
+      .call_with(env, date, vec![])?
+      .as_number()
+      .unwrap_or(f64::NAN);
+    if within_refresh_interval(interval, previous.as_ref(), now) {
+      return Ok(Outcome::Pass);
+    }
+  }
+  query(env, plugin, pre, shell, decision, previous, deferred)
+}
+
+/// Contract step 6: `shell.run(shell.resolve({ command, signal, timeoutMs }))`, bounded by our own
+/// timer too. `resolve()` throwing or `run()` rejecting is one warning and no location.
+fn query<'env>(
+  env: &'env Env,
+  plugin: &Plugin,
+  pre: &PreStep,
+  shell: Unknown<'env>,
+  decision: Unknown<'env>,
+  previous: Option<Previous>,
+  deferred: &mut Option<Deferred>,
+) -> JsResult<Outcome<'env>> {
+  let signal = match &pre.signal {
+    Some(signal) => signal.get(env)?,
+    None => ().to_js(env)?,
+  };
+  let parts = plugin.request_parts.get(env)?;
+  let request = object_of(
+    env,
+    &[
+      (c"command", parts.get_loose(env, c"command")?),
+      (c"signal", signal),
+      (c"timeoutMs", parts.get_loose(env, c"timeoutMs")?),
+    ],
+  )?;
+  let method = |key: &std::ffi::CStr, name: &str| -> JsResult<Unknown<'env>> {
+    let f = shell.get_loose(env, key)?;
+    match f.as_function() {
+      Some(_) => Ok(f),
+      None => Err(Failure(format!("bash.{name} is not a function"))),
+    }
+  };
+  let run = method(c"resolve", "resolve")
+    .and_then(|resolve| resolve.call_with(env, shell, vec![request.to_unknown()]))
+    .and_then(|spec| method(c"run", "run")?.call_with(env, shell, vec![spec]));
+  let pending = match run {
+    Ok(v) if v.is_promise().unwrap_or(false) => v,
+    Ok(v) => resolved(env, v)?.to_unknown(),
+    Err(Failure(reason)) => {
+      plugin.warn(env, &diagnostics::query_failed_warning(&reason));
+      return Ok(Outcome::Pass);
+    }
+  };
+  let held = Held::new(env, decision)?;
+  let taken = deferred
+    .take()
+    .ok_or_else(|| Failure::new("tmux-context: step already settled"))?;
+  let bound = Duration::from_millis(plugin.config.query_timeout_ms.saturating_add(OWN_TIMER_GRACE_MS));
+  let query = Query {
+    deferred: taken,
+    deadline: Instant::now() + bound,
+    decision: held,
+    previous,
+    turn: pre.turn.clone(),
+  };
+  if let Err(query) = plugin.pending.await_query(env, pending, query) {
+    // Take the promise back, so the failure is contained and the step settles now.
+    *deferred = Some(query.deferred);
+    return Err(Failure::new("tmux-context: cannot wait for the executor"));
+  }
+  Ok(Outcome::Pass)
+}
+
+/// Contract steps 6 (result) to 8: exit code, parse, compare, the new decision.
+pub fn on_query_result<'env>(
+  env: &'env Env,
+  result: Unknown<'env>,
+  decision: Unknown<'env>,
+  previous: Option<&Previous>,
+  turn: &str,
+) -> JsResult<Outcome<'env>> {
+  if result.get_loose(env, c"exitCode")?.as_number() != Some(0.0) {
+    return Ok(Outcome::Pass);
+  }
+  let stdout = result.get_loose(env, c"stdout")?.get_loose(env, c"text")?;
+  let stdout = stdout
+    .as_string()
+    .ok_or_else(|| Failure::new("executor stdout.text is not a string"))?;
+  let Some(location) = parse_output(&stdout) else {
+    return Ok(Outcome::Pass);
+  };
+  match decide_injection(&location, previous, turn) {
+    Injection::Unchanged => Ok(Outcome::Pass),
+    Injection::Inject(text) => Ok(Outcome::Value(enter_with_reading(env, decision, &text)?.to_unknown())),
+  }
+}

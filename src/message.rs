@@ -1,0 +1,70 @@
+//! The reading as the harness receives it: a deep-frozen user message with the contract's keys in
+//! the contract's order, put in front of the downstream decision's messages.
+
+use napi::bindgen_prelude::{Env, JsObjectValue, Object, Unknown};
+use napi::JsValue;
+
+use crate::napi_ext::{array_of, js_str, object_of, Caught, Failure, JsResult, UnknownExt};
+use crate::render::PLUGIN_NAME;
+
+/// `{ kind: 'enter', messages: [reading, ...decision.messages] }`: the downstream messages are the
+/// same objects, after the reading.
+pub fn enter_with_reading<'env>(env: &'env Env, decision: Unknown<'env>, text: &str) -> JsResult<Object<'env>> {
+  let messages = decision.get_loose(env, c"messages")?;
+  if !messages.is_object() {
+    return Err(Failure::new("decision.messages is not iterable"));
+  }
+  let count = messages.length(env)?;
+  let messages = messages
+    .as_object()
+    .ok_or_else(|| Failure::new("decision.messages is not iterable"))?;
+  let mut all = Vec::with_capacity(count as usize + 1);
+  all.push(reading_message(env, text)?.to_unknown());
+  for index in 0..count {
+    all.push(messages.get_element::<Unknown>(index).caught(env)?);
+  }
+  object_of(
+    env,
+    &[
+      (c"kind", js_str(env, "enter")?),
+      (c"messages", array_of(env, &all)?.to_unknown()),
+    ],
+  )
+}
+
+/// The user message of a reading: `{ content: [{ type: 'text', text }], source: { kind: 'plugin',
+/// plugin: 'tmux-context', form: 'snapshot', sections: [{ name: 'tmux-context', text }] }, role:
+/// 'user', id: <fresh UUID v4> }`, every object frozen.
+pub fn reading_message<'env>(env: &'env Env, text: &str) -> JsResult<Object<'env>> {
+  let frozen = |mut object: Object<'env>| -> JsResult<Unknown<'env>> {
+    object.freeze().caught(env)?;
+    Ok(object.to_unknown())
+  };
+  let text = js_str(env, text)?;
+  let plugin = js_str(env, PLUGIN_NAME)?;
+  let block = frozen(object_of(env, &[(c"type", js_str(env, "text")?), (c"text", text)])?)?;
+  let content = frozen(array_of(env, &[block])?)?;
+  let section = frozen(object_of(env, &[(c"name", plugin), (c"text", text)])?)?;
+  let sections = frozen(array_of(env, &[section])?)?;
+  let source = frozen(object_of(
+    env,
+    &[
+      (c"kind", js_str(env, "plugin")?),
+      (c"plugin", plugin),
+      (c"form", js_str(env, "snapshot")?),
+      (c"sections", sections),
+    ],
+  )?)?;
+  let id = js_str(env, &uuid::Uuid::new_v4().to_string())?;
+  let mut message = object_of(
+    env,
+    &[
+      (c"content", content),
+      (c"source", source),
+      (c"role", js_str(env, "user")?),
+      (c"id", id),
+    ],
+  )?;
+  message.freeze().caught(env)?;
+  Ok(message)
+}

@@ -1,0 +1,305 @@
+//! What napi-rs's typed API lacks for this plugin, as small extensions of its own types. Everything
+//! here runs on the JS thread. The rest of the edge uses `Env`, `Unknown`, `Object` and `Function`
+//! directly. The crate's raw `sys` calls are the `unsafe` blocks of this module (and of its `refs`
+//! and `promise` files), each with the reason napi-rs has no safe equivalent.
+//!
+//! A JS exception stays pending after a failed call: functions are called with
+//! [`Function::apply`] (which leaves it pending, where `Function::call` converts it into a string
+//! and loses `error.message`), property reads and coercions leave it pending too, and
+//! [`Caught::caught`] takes it off the engine at once, so nothing stays pending.
+
+use std::ptr;
+
+mod promise;
+mod refs;
+
+pub use promise::{resolved, Deferred};
+pub use refs::{Held, Weak};
+
+use napi::bindgen_prelude::{
+  Env, FromNapiValue, Function, JsObjectValue, JsValuesTupleIntoVec, Object, Result as NapiResult, ToNapiValue,
+  Unknown, ValueType,
+};
+use napi::{sys, JsValue};
+
+/// Why a JS step failed: the thrown error's message (`error instanceof Error ? error.message :
+/// String(error)`), or what napi-rs reported when nothing was thrown.
+#[derive(Debug, Clone)]
+pub struct Failure(pub String);
+
+impl Failure {
+  pub fn new(reason: impl Into<String>) -> Failure {
+    Failure(reason.into())
+  }
+}
+
+pub type JsResult<T> = Result<T, Failure>;
+
+/// A failure surfaced to JS as a thrown `Error` (by napi-rs, when a callback returns it).
+impl From<Failure> for napi::Error {
+  fn from(Failure(reason): Failure) -> napi::Error {
+    napi::Error::new(napi::Status::GenericFailure, reason)
+  }
+}
+
+/// A JS function called with `this` and any number of arguments.
+pub type JsFunction<'env> = Function<'env, Args<'env>, Unknown<'env>>;
+
+/// The arguments of a call, as many as the caller has (napi-rs's `FnArgs` takes a tuple of a fixed
+/// size).
+pub struct Args<'env>(pub Vec<Unknown<'env>>);
+
+impl JsValuesTupleIntoVec for Args<'_> {
+  fn into_vec(self, _env: sys::napi_env) -> NapiResult<Vec<sys::napi_value>> {
+    Ok(self.0.iter().map(|v| v.raw()).collect())
+  }
+}
+
+/// Turns a napi-rs failure into a [`Failure`], taking a pending JS exception off the engine.
+pub trait Caught<T> {
+  fn caught(self, env: &Env) -> JsResult<T>;
+}
+
+impl<T> Caught<T> for NapiResult<T> {
+  fn caught(self, env: &Env) -> JsResult<T> {
+    self.map_err(|error| match take_exception(env) {
+      Some(thrown) => Failure(error_message(env, thrown)),
+      None => Failure(format!("{} ({})", error.reason, error.status)),
+    })
+  }
+}
+
+/// The pending JS exception, taken off the engine; `None` when nothing is pending.
+pub fn take_exception(env: &Env) -> Option<Unknown<'_>> {
+  let mut pending = false;
+  let mut thrown = ptr::null_mut();
+  // SAFETY: napi-rs has no safe way to take a pending exception. Both calls only write to the
+  // out-pointers given, which live on this stack frame; `env` is the live env of this JS thread.
+  let taken = unsafe {
+    sys::napi_is_exception_pending(env.raw(), &mut pending) == sys::Status::napi_ok
+      && pending
+      && sys::napi_get_and_clear_last_exception(env.raw(), &mut thrown) == sys::Status::napi_ok
+  };
+  taken.then(|| Object::from_raw(env.raw(), thrown).to_unknown())
+}
+
+/// `error instanceof Error ? error.message : String(error)`, never failing (nor leaving anything
+/// pending): the JS package's wording of a failure.
+pub fn error_message(env: &Env, error: Unknown) -> String {
+  let shown = (|| {
+    let global = env.get_global().caught(env)?;
+    let error_class: Unknown = global.get_c_named_property_unchecked(c"Error").caught(env)?;
+    let is_error = error.is_object() && error.instanceof(error_class).caught(env)?;
+    let shown = if is_error {
+      error.get_loose(env, c"message")?
+    } else {
+      error
+    };
+    js_string(env, shown)
+  })();
+  shown.unwrap_or_else(|_| String::from("unknown error"))
+}
+
+/// JS `String(value)` (symbols included), through the global `String` function.
+pub fn js_string(env: &Env, value: Unknown) -> JsResult<String> {
+  let global = env.get_global().caught(env)?;
+  let string: Unknown = global.get_c_named_property_unchecked(c"String").caught(env)?;
+  let shown = string.call_with(env, ().to_js(env)?, vec![value])?;
+  Ok(shown.as_string().unwrap_or_default())
+}
+
+/// Typed views of an [`Unknown`] whose type was checked, and JS's loose property access.
+pub trait UnknownExt<'env>: Sized {
+  fn unknown(&self) -> Unknown<'env>;
+
+  fn type_is(&self, expected: ValueType) -> bool {
+    self.unknown().get_type().is_ok_and(|t| t == expected)
+  }
+
+  /// `typeof v === 'object' && v !== null || typeof v === 'function'`.
+  fn is_object(&self) -> bool {
+    matches!(self.unknown().get_type(), Ok(ValueType::Object | ValueType::Function))
+  }
+
+  fn is_undefined(&self) -> bool {
+    self.type_is(ValueType::Undefined)
+  }
+
+  /// The value as `V` when its type is `expected`.
+  fn cast_as<V: FromNapiValue>(&self, expected: ValueType) -> Option<V> {
+    let v = self.unknown();
+    // SAFETY: napi-rs's typed view of a value whose type was just checked: `V` is the napi-rs type
+    // of a value of type `expected` (the only callers below pair them).
+    self
+      .type_is(expected)
+      .then(|| unsafe { v.cast::<V>() })
+      .and_then(|r| r.ok())
+  }
+
+  fn as_object(&self) -> Option<Object<'env>> {
+    match self.unknown().get_type() {
+      Ok(ValueType::Object | ValueType::Function) => {
+        Some(Object::from_raw(self.unknown().value().env, self.unknown().raw()))
+      }
+      _ => None,
+    }
+  }
+
+  fn as_function(&self) -> Option<JsFunction<'env>> {
+    self.cast_as(ValueType::Function)
+  }
+
+  fn as_number(&self) -> Option<f64> {
+    self.cast_as(ValueType::Number)
+  }
+
+  /// The string's text (lone surrogates become U+FFFD); `None` when it is not a string.
+  fn as_string(&self) -> Option<String> {
+    self.cast_as(ValueType::String)
+  }
+
+  /// Whether the value is the string `expected`, without copying a long string.
+  fn string_is(&self, expected: &str) -> bool {
+    let Some(s) = self.cast_as::<napi::JsString>(ValueType::String) else {
+      return false;
+    };
+    s.utf8_len().is_ok_and(|len| len == expected.len())
+      && s.into_utf8().is_ok_and(|utf8| utf8.as_slice() == expected.as_bytes())
+  }
+
+  /// `v[key]` with JS semantics: a primitive other than `null`/`undefined` reads through its
+  /// wrapper object; `null`/`undefined` fail as JS's TypeError would.
+  fn get_loose(&self, env: &Env, key: &std::ffi::CStr) -> JsResult<Unknown<'env>> {
+    let v = self.unknown();
+    let object = match v.get_type().caught(env)? {
+      ValueType::Object | ValueType::Function => Object::from_raw(v.value().env, v.raw()),
+      ValueType::Undefined | ValueType::Null => {
+        let nothing = if v.type_is(ValueType::Null) {
+          "null"
+        } else {
+          "undefined"
+        };
+        return Err(Failure(format!(
+          "cannot read properties of {nothing} (reading '{}')",
+          key.to_string_lossy()
+        )));
+      }
+      _ => v.coerce_to_object().caught(env)?,
+    };
+    object.get_c_named_property_unchecked(key).caught(env)
+  }
+
+  /// `v.length` as an index bound: fast for arrays, through the property for array-likes (a Proxy).
+  fn length(&self, env: &Env) -> JsResult<u32> {
+    let v = self.unknown();
+    if v.is_array().unwrap_or(false) {
+      if let Some(array) = v.as_object() {
+        return array.get_array_length().caught(env);
+      }
+    }
+    match v.get_loose(env, c"length")?.as_number() {
+      Some(n) if n.is_finite() && n >= 0.0 => Ok(n.min(u32::MAX as f64) as u32),
+      _ => Err(Failure::new("not an array-like value")),
+    }
+  }
+
+  /// JS truthiness (`!!v`).
+  fn truthy(&self, env: &Env) -> bool {
+    self.unknown().coerce_to_bool().caught(env).unwrap_or(false)
+  }
+
+  /// JS `Number(v)` without throwing: `NaN` when it cannot be had (a symbol, a throwing `valueOf`).
+  fn to_number(&self, env: &Env) -> f64 {
+    let v = self.unknown();
+    if let Some(n) = v.as_number() {
+      return n;
+    }
+    if v.type_is(ValueType::Symbol) {
+      return f64::NAN;
+    }
+    v.coerce_to_number()
+      .and_then(|n| n.get_double())
+      .caught(env)
+      .unwrap_or(f64::NAN)
+  }
+
+  /// JS `String(v)` for the values a payload holds: a coercion without a JS call where it can.
+  fn to_js_string(&self, env: &Env) -> JsResult<String> {
+    let v = self.unknown();
+    if !v.type_is(ValueType::Symbol) {
+      if let Ok(s) = v.coerce_to_string().caught(env) {
+        return Ok(s.to_unknown().as_string().unwrap_or_default());
+      }
+    }
+    js_string(env, v)
+  }
+
+  /// `f.apply(this, args)` for a function value; a thrown error becomes a [`Failure`].
+  fn call_with(&self, env: &Env, this: Unknown, args: Vec<Unknown<'env>>) -> JsResult<Unknown<'env>> {
+    let f = self
+      .unknown()
+      .as_function()
+      .ok_or_else(|| Failure::new("not a function"))?;
+    f.apply(this, Args(args)).caught(env)
+  }
+}
+
+impl<'env> UnknownExt<'env> for Unknown<'env> {
+  fn unknown(&self) -> Unknown<'env> {
+    *self
+  }
+}
+
+/// Values made on the Rust side, as [`Unknown`]s to pass to JS.
+pub trait ToJs {
+  fn to_js<'env>(self, env: &'env Env) -> JsResult<Unknown<'env>>;
+}
+
+impl<T: ToNapiValue> ToJs for T {
+  fn to_js<'env>(self, env: &'env Env) -> JsResult<Unknown<'env>> {
+    // SAFETY: `T::to_napi_value` is napi-rs's own conversion; the value it returns belongs to `env`.
+    let raw = unsafe { T::to_napi_value(env.raw(), self) }.caught(env)?;
+    Ok(Object::from_raw(env.raw(), raw).to_unknown())
+  }
+}
+
+/// A JS value made inside a callback, handed back to JS as the callback's return value. napi-rs's
+/// closures must return a type without the call's lifetime; this carries the raw handle, which
+/// stays valid until the callback returns.
+pub struct Returned(sys::napi_value);
+
+impl Returned {
+  pub fn of<'env, V: JsValue<'env>>(value: V) -> Returned {
+    Returned(value.raw())
+  }
+}
+
+impl ToNapiValue for Returned {
+  // SAFETY: returns a handle made in the same callback scope it is returned from.
+  unsafe fn to_napi_value(_env: sys::napi_env, value: Self) -> NapiResult<sys::napi_value> {
+    Ok(value.0)
+  }
+}
+
+/// A plain object with these properties, in this order.
+pub fn object_of<'env>(env: &'env Env, props: &[(&std::ffi::CStr, Unknown)]) -> JsResult<Object<'env>> {
+  let mut object = Object::new(env).caught(env)?;
+  for (key, value) in props {
+    object.set_c_named_property(key, *value).caught(env)?;
+  }
+  Ok(object)
+}
+
+/// An array of these values, in this order.
+pub fn array_of<'env>(env: &'env Env, items: &[Unknown]) -> JsResult<Object<'env>> {
+  let mut array = env.create_array(items.len() as u32).caught(env)?;
+  for (index, item) in items.iter().enumerate() {
+    array.set(index as u32, *item).caught(env)?;
+  }
+  array.coerce_to_object().caught(env)
+}
+
+/// A JS string.
+pub fn js_str<'env>(env: &'env Env, text: &str) -> JsResult<Unknown<'env>> {
+  Ok(env.create_string(text).caught(env)?.to_unknown())
+}

@@ -1,0 +1,180 @@
+//! The newest reading in a session's durable events, without reading the whole log each turn: a
+//! per-session index attached to the session object itself (`napi_wrap`, so it dies with the
+//! session), built newest-first on first sight and extended by the events appended since. The
+//! index checks each turn that the event it saw last still stands at its place, so a log that was
+//! not only appended to is read afresh. Deriving everything from the durable events keeps the
+//! schedule across compaction, a resumed process and a new plugin instance.
+
+use napi::bindgen_prelude::{Env, JsObjectValue, Object, Unknown};
+
+use crate::napi_ext::{js_str, Caught, Failure, JsResult, UnknownExt, Weak};
+use crate::render::{state_of_text, PLUGIN_NAME};
+use crate::schedule::{Previous, ScanPlan, SessionIndex};
+
+/// What this addon keeps per session object: the index, and the last event it saw (weakly).
+#[derive(Default)]
+struct SessionState {
+  index: SessionIndex,
+  last: Option<Weak>,
+}
+
+impl SessionState {
+  /// Whether the event the index saw last still stands at its place in `events`.
+  fn still_stands(&self, env: &Env, events: &Object, len: usize) -> bool {
+    match (&self.last, self.index.scanned) {
+      (_, 0) => true,
+      (Some(last), n) if n <= len => match (last.get(env), events.get_element::<Unknown>((n - 1) as u32)) {
+        (Some(last), Ok(now)) => env.strict_equals(last, now).unwrap_or(false),
+        _ => false,
+      },
+      _ => false,
+    }
+  }
+}
+
+/// `agent.session.events`' newest reading of this plugin (`None` when there is none, or when its
+/// first content block is not text).
+pub fn previous_reading(env: &Env, agent: Unknown) -> JsResult<Option<Previous>> {
+  let session = agent.get_loose(env, c"session")?;
+  let events = session.get_loose(env, c"events")?;
+  let len = events.length(env)? as usize;
+  let events = events
+    .as_object()
+    .ok_or_else(|| Failure::new("agent.session.events is not an object"))?;
+  let mut session = session
+    .as_object()
+    .ok_or_else(|| Failure::new("agent.session is not an object"))?;
+  // The state is taken out while the log is read (a getter may run JS), and put back after.
+  let (state, attached) = match session.unwrap::<SessionState>() {
+    Ok(state) => (std::mem::take(state), true),
+    Err(_) => {
+      take_failure(env);
+      (SessionState::default(), false)
+    }
+  };
+  let built = attached && state.still_stands(env, &events, len);
+  let plan = state.index.plan(len, built);
+  let index = match &plan {
+    ScanPlan::Nothing => state.index.clone(),
+    _ => state.index.after_scan(&plan, scan(env, &events, &plan)?),
+  };
+  let last = match (&plan, index.scanned) {
+    (ScanPlan::Nothing, _) => state.last,
+    (_, 0) => None,
+    (_, n) => events
+      .get_element::<Unknown>((n - 1) as u32)
+      .ok()
+      .and_then(|e| e.as_object())
+      .and_then(|e| Weak::new(env, e).ok()),
+  };
+  let latest = index.latest.clone();
+  let state = SessionState { index, last };
+  match session.unwrap::<SessionState>() {
+    Ok(slot) => *slot = state,
+    Err(_) => {
+      take_failure(env);
+      // First sight: attach the index; an object that cannot take it (wrapped by another addon,
+      // a Proxy) is read afresh each turn, as the JS package reads it.
+      if !attached && session.wrap(state, None).caught(env).is_err() {
+        take_failure(env);
+      }
+    }
+  }
+  Ok(latest)
+}
+
+/// Clears what a failed napi-rs call may have left pending.
+fn take_failure(env: &Env) {
+  crate::napi_ext::take_exception(env);
+}
+
+/// Events read between two handle scopes of a long scan, so a million-event rebuild does not pile
+/// up millions of handles.
+const SCAN_CHUNK: usize = 1024;
+
+/// Reads the planned events newest first and stops at the first reading: the JS package's scan.
+fn scan(env: &Env, events: &Object, plan: &ScanPlan) -> JsResult<Option<Option<Previous>>> {
+  let (from, len) = match *plan {
+    ScanPlan::Nothing => return Ok(None),
+    ScanPlan::NewestFirst { len } => (0, len),
+    ScanPlan::Appended { from, len } => (from, len),
+  };
+  let type_key = js_str(env, "type")?;
+  let user_message = js_str(env, "user/message")?;
+  let mut seq = len;
+  while seq > from {
+    let low = seq.saturating_sub(SCAN_CHUNK).max(from);
+    let found = env
+      .run_in_scope(|| {
+        Ok((|| -> JsResult<Option<Option<Previous>>> {
+          for at in (low..seq).rev() {
+            let event = events.get_element::<Unknown>(at as u32).caught(env)?;
+            if let Some(reading) = reading_of(env, type_key, user_message, event)? {
+              return Ok(Some(reading));
+            }
+          }
+          Ok(None)
+        })())
+      })
+      .caught(env)??;
+    if found.is_some() {
+      return Ok(found);
+    }
+    seq = low;
+  }
+  Ok(None)
+}
+
+/// `None` when `event` is not one of this plugin's readings; `Some(None)` when it is but its first
+/// content block is not text; else its state and time.
+fn reading_of(
+  env: &Env,
+  type_key: Unknown,
+  user_message: Unknown,
+  event: Unknown,
+) -> JsResult<Option<Option<Previous>>> {
+  // One property read and one comparison per ordinary event: the cost of a rebuild.
+  let Some(event) = event.as_object() else {
+    return Ok(None);
+  };
+  match event.get_property_unchecked::<Unknown, Unknown>(type_key).caught(env) {
+    Ok(kind) if env.strict_equals(kind, user_message).unwrap_or(false) => {}
+    _ => return Ok(None),
+  }
+  let data = event.get_c_named_property_unchecked::<Unknown>(c"data").caught(env)?;
+  let Some(source) = data
+    .as_object()
+    .and_then(|d| d.get_c_named_property_unchecked::<Unknown>(c"source").caught(env).ok())
+  else {
+    return Ok(None);
+  };
+  let field_is = |key, expected| {
+    source.as_object().is_some_and(|s| {
+      s.get_c_named_property_unchecked::<Unknown>(key)
+        .caught(env)
+        .is_ok_and(|v| v.string_is(expected))
+    })
+  };
+  if !(field_is(c"kind", "plugin") && field_is(c"plugin", PLUGIN_NAME)) {
+    return Ok(None);
+  }
+  let content = data.get_loose(env, c"content")?;
+  let block = match content.as_object() {
+    Some(list) if content.length(env).unwrap_or(0) > 0 => Some(list.get_element::<Unknown>(0).caught(env)?),
+    _ => None,
+  };
+  let text = match block.and_then(|b| b.as_object().map(|o| (b, o))) {
+    Some((block, _)) if block.get_loose(env, c"type")?.string_is("text") => block.get_loose(env, c"text")?.as_string(),
+    _ => None,
+  };
+  let Some(text) = text else { return Ok(Some(None)) };
+  // `now >= previous.time` coerces in JS: a numeric string or a Date counts as its number.
+  let time = event
+    .get_c_named_property_unchecked::<Unknown>(c"time")
+    .caught(env)?
+    .to_number(env);
+  Ok(Some(Some(Previous {
+    state: state_of_text(&text).to_string(),
+    time,
+  })))
+}
