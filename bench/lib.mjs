@@ -145,7 +145,7 @@ export function ordinaryEvent(i) {
 }
 
 /**
- * A real Session of `3 + n` events (plus the `session/end-seed` marker the constructor adds):
+ * A real Session of `3 + n` events (`reading` null: no reading at all) (plus the `session/end-seed` marker the constructor adds):
  * `turn/start`, `step/start`, the plugin's `reading` message as `user/message` at seq 2, then `n`
  * ordinary events. Built through `Session.fromRestore`, the resumed-session path: every event's
  * envelope, message shape, seq contiguity and surface metadata are validated as on a load, but
@@ -157,8 +157,10 @@ export function buildSession(id, reading, n, time = Date.now() - 60_000) {
   const push = (e) => events.push({ type: e.type, seq: events.length, time, data: e.data, ...(e.surfaceOp ? { surfaceOp: e.surfaceOp } : {}) })
   push({ type: 'turn/start', data: { turn: 1 } })
   push({ type: 'step/start', data: { turn: 1, step: 1 } })
-  // A fresh copy: fromRestore takes ownership and freezes what it is given.
-  push({ type: 'user/message', surfaceOp: 'append', data: JSON.parse(JSON.stringify(reading)) })
+  // A fresh copy: fromRestore takes ownership and freezes what it is given. Without a reading
+  // (`null`), another plugin's message stands at seq 2: a session the plugin never read into.
+  if (reading) push({ type: 'user/message', surfaceOp: 'append', data: JSON.parse(JSON.stringify(reading)) })
+  else push(ordinaryEvent(6))
   for (let i = 0; i < n; i++) push(ordinaryEvent(i))
   return Session.fromRestore(SessionId(id), events, { version: 0, id, createdAt: time })
 }

@@ -51,14 +51,22 @@ async function makeReading(plugin) {
   return decision.messages[0]
 }
 
-/** One measured pre-step: time it, then check it queried once and was suppressed. */
-async function measure(m, agent, turn) {
+/** Which rows to measure (`BENCH_ROWS=cold`, say, for a quick look at one kind). */
+const ROWS = (process.env.BENCH_ROWS ?? 'cold,cold-none,cached,append').split(',')
+
+/**
+ * One measured pre-step: time it, then check it queried once and was suppressed (or, with
+ * `expectReading`, that it put exactly one reading in front of the step).
+ */
+async function measure(m, agent, turn, expectReading = false) {
   const ran = m.record.ran.length
   const downstream = { kind: 'enter', messages: [] }
   const t0 = now()
   const { decision } = await preStep(m.ctx, agent, { turn, downstream })
   const t1 = now()
-  if (!Object.is(decision, downstream)) throw new Error(`${m.name}: pre-step was not suppressed (turn ${turn})`)
+  if (expectReading ? decision.messages?.length !== 1 : !Object.is(decision, downstream)) {
+    throw new Error(`${m.name}: pre-step was ${expectReading ? 'not injected' : 'not suppressed'} (turn ${turn})`)
+  }
   if (m.record.ran.length !== ran + 1) throw new Error(`${m.name}: pre-step did not query exactly once`)
   return ms(t0, t1)
 }
@@ -97,21 +105,29 @@ for (const { n, cold, rounds, batch } of PLAN) {
   // packages only read `session.events`). For the native package this builds its per-session index
   // from the full log (the reading is at seq 2, so all of it is read); for the JS package it is an
   // ordinary call. Each sample mounts a new Context (untimed).
-  fullGc()
-  const coldSamples = { native: [], js: [] }
-  for (let r = 0; r < cold; r++) {
-    for (const s of order(r)) {
-      s.m = { name: s.name, ...(await mountInstant(s.plugin)) }
-      if (n >= 100_000) fullGc()
-      const resumed = { ...s.agent, session: { events: s.agent.session.events } }
-      coldSamples[s.name].push(await measure(s.m, resumed, s.turn++))
+  // Both shapes: the newest reading at the start of the log (all of it is read), and no reading
+  // at all (the plugin newly mounted on an old session, or an agent never read in tmux), where
+  // the step gets a reading.
+  const none = ROWS.includes('cold-none') ? buildSession(`bench-none-${n}`, null, n) : undefined
+  for (const kind of ['cold', 'cold-none'].filter((k) => ROWS.includes(k))) {
+    fullGc()
+    const coldSamples = { native: [], js: [] }
+    for (let r = 0; r < cold; r++) {
+      for (const s of order(r)) {
+        s.m = { name: s.name, ...(await mountInstant(s.plugin)) }
+        if (n >= 100_000) fullGc()
+        const events = kind === 'cold' ? s.agent.session.events : none.events
+        const resumed = { ...s.agent, session: { events } }
+        coldSamples[s.name].push(await measure(s.m, resumed, s.turn++, kind === 'cold-none'))
+      }
     }
+    results.rows.push({ kind, n, native: summary(coldSamples.native), js: summary(coldSamples.js) })
+    log(`n=${n}: ${kind} done (native ${summary(coldSamples.native).median.toFixed(4)} ms, js ${summary(coldSamples.js).median.toFixed(4)} ms)`)
   }
-  results.rows.push({ kind: 'cold', n, native: summary(coldSamples.native), js: summary(coldSamples.js) })
-  log(`n=${n}: cold done`)
 
   // Steady state, on the last mounted Context of each implementation (already indexed, warm).
-  for (const variant of ['cached', 'append']) {
+  for (const s of Object.values(state)) s.m ??= { name: s.name, ...(await mountInstant(s.plugin)) }
+  for (const variant of ['cached', 'append'].filter((v) => ROWS.includes(v))) {
     fullGc()
     for (const s of Object.values(state)) {
       for (let i = 0; i < 3; i++) {

@@ -22,6 +22,22 @@ use crate::plugin::Plugin;
 use crate::schedule::{decide_injection, within_refresh_interval, Injection, Previous};
 use crate::session_index::previous_reading;
 
+/// The newest reading of the session, as far as this step needed it so far: read (`Known`), or
+/// still to be read from the agent's session, once a location makes it matter (`Unread`).
+pub enum PreviousReading {
+  Known(Option<Previous>),
+  Unread(Held),
+}
+
+impl PreviousReading {
+  fn read(self, env: &Env) -> JsResult<Option<Previous>> {
+    match self {
+      PreviousReading::Known(previous) => Ok(previous),
+      PreviousReading::Unread(agent) => previous_reading(env, agent.get(env)?),
+    }
+  }
+}
+
 /// What a step of the listener decided.
 pub enum Outcome<'env> {
   /// Hand `next()`'s decision back untouched.
@@ -152,9 +168,15 @@ pub fn after_next<'env>(
     .as_ref()
     .ok_or_else(|| Failure::new("pre-step payload has no agent"))?
     .get(env)?;
-  let previous = previous_reading(env, agent)?;
   let interval = plugin.config.refresh_interval_ms;
-  if interval.is_some_and(|i| i > 0.0) && previous.is_some() {
+  if !interval.is_some_and(|i| i > 0.0) {
+    // Without a refresh floor the previous reading only matters once a location is known: a
+    // process outside tmux never reads the log.
+    let previous = PreviousReading::Unread(Held::new(env, agent)?);
+    return query(env, plugin, pre, shell, decision, previous, deferred);
+  }
+  let previous = previous_reading(env, agent)?;
+  if previous.is_some() {
     let global = env.get_global().caught(env)?;
     let date: Unknown = global.get_c_named_property_unchecked(c"Date").caught(env)?;
     let now = date
@@ -166,7 +188,15 @@ pub fn after_next<'env>(
       return Ok(Outcome::Pass);
     }
   }
-  query(env, plugin, pre, shell, decision, previous, deferred)
+  query(
+    env,
+    plugin,
+    pre,
+    shell,
+    decision,
+    PreviousReading::Known(previous),
+    deferred,
+  )
 }
 
 /// Contract step 6: `shell.run(shell.resolve({ command, signal, timeoutMs }))`, bounded by our own
@@ -177,7 +207,7 @@ fn query<'env>(
   pre: &PreStep,
   shell: Unknown<'env>,
   decision: Unknown<'env>,
-  previous: Option<Previous>,
+  previous: PreviousReading,
   deferred: &mut Option<Deferred>,
 ) -> JsResult<Outcome<'env>> {
   let signal = match &pre.signal {
@@ -236,7 +266,7 @@ pub fn on_query_result<'env>(
   env: &'env Env,
   result: Unknown<'env>,
   decision: Unknown<'env>,
-  previous: Option<&Previous>,
+  previous: PreviousReading,
   turn: &str,
 ) -> JsResult<Outcome<'env>> {
   if result.get_loose(env, c"exitCode")?.as_number() != Some(0.0) {
@@ -249,7 +279,8 @@ pub fn on_query_result<'env>(
   let Some(location) = parse_output(&stdout) else {
     return Ok(Outcome::Pass);
   };
-  match decide_injection(&location, previous, turn) {
+  let previous = previous.read(env)?;
+  match decide_injection(&location, previous.as_ref(), turn) {
     Injection::Unchanged => Ok(Outcome::Pass),
     Injection::Inject(text) => Ok(Outcome::Value(enter_with_reading(env, decision, &text)?.to_unknown())),
   }

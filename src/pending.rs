@@ -15,10 +15,9 @@ use napi::JsValue;
 
 use crate::config::MAX_QUERY_TIMEOUT_MS;
 use crate::diagnostics;
-use crate::listener::{self, PreStep};
+use crate::listener::{self, PreStep, PreviousReading};
 use crate::napi_ext::{error_message, Caught, Deferred, Failure, Held, JsResult, Returned, ToJs, UnknownExt};
 use crate::plugin::{argument, Plugin};
-use crate::schedule::Previous;
 
 /// Grace after `queryTimeoutMs` before our own timer gives up on an executor that ignored it, ms.
 pub const OWN_TIMER_GRACE_MS: u64 = 1_000;
@@ -29,7 +28,8 @@ pub struct Query {
   /// When our own bound runs out: `queryTimeoutMs` plus a grace, on the monotonic clock.
   pub deadline: Instant,
   pub decision: Held,
-  pub previous: Option<Previous>,
+  /// The newest reading, or the agent whose session holds it (read once a location is known).
+  pub previous: PreviousReading,
   pub turn: String,
 }
 
@@ -238,10 +238,11 @@ fn next_rejected(env: &Env, _plugin: Option<Rc<Plugin>>, slots: &Slots, id: Unkn
 /// The executor answered: contract steps 6 (result) to 8 ([`listener::on_query_result`]).
 fn query_result(env: &Env, plugin: Option<Rc<Plugin>>, slots: &Slots, id: Unknown, result: Unknown) {
   if let Some(Slot::Query(mut query)) = slots.take(id) {
-    let (previous, turn) = (query.previous.take(), std::mem::take(&mut query.turn));
+    let previous = std::mem::replace(&mut query.previous, PreviousReading::Known(None));
+    let turn = std::mem::take(&mut query.turn);
     query.settle(env, |env, decision| match &plugin {
       Some(plugin) => listener::contain(env, plugin, decision, |env| {
-        listener::on_query_result(env, result, decision, previous.as_ref(), &turn)
+        listener::on_query_result(env, result, decision, previous, &turn)
       }),
       None => decision,
     });
