@@ -3,7 +3,6 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import * as zlib from 'node:zlib'
 
 export const PLUGIN_NAME = 'tmux-context'
 
@@ -19,14 +18,23 @@ export function findSessionLog (root, sessionId) {
   return undefined
 }
 
+/**
+ * Decompress a log of several zstd frames (dsh appends one per flush). Not node:zlib: its
+ * zstdDecompressSync and createZstdDecompress (Node 22.23) stop after the first frame.
+ */
+function unzstd (path) {
+  try {
+    return execFileSync('zstd', ['-dc', path], { encoding: 'utf8', maxBuffer: 256 << 20 })
+  } catch (error) {
+    throw new Error(`cannot read ${path} with \`zstd -dc\` (apt-get install zstd): ${error.message}`)
+  }
+}
+
 /** Read a session log (plain, or zstd frames as dsh writes it by default); returns the events (lines with a `seq`). */
 export function readSessionLog (path) {
   let text
   if (path.endsWith('.zstd')) {
-    const raw = readFileSync(path)
-    text = typeof zlib.zstdDecompressSync === 'function'
-      ? zlib.zstdDecompressSync(raw).toString('utf8')
-      : execFileSync('zstd', ['-dc', path], { encoding: 'utf8', maxBuffer: 256 << 20 })
+    text = unzstd(path)
   } else {
     text = readFileSync(path, 'utf8')
   }
