@@ -30,7 +30,7 @@ if (tmux) {
 }
 for (const t of report.tasks) {
   if (t.k === tmux?.renamed?.beforeTask) console.log(`\n$ tmux rename-window ${JSON.stringify(tmux.renamed.to)}`)
-  console.log(`\ntask ${t.k}, typed in the pane: ${t.command}   (exit ${t.exitCode}, ${(t.ms / 1000).toFixed(1)} s)`)
+  console.log(`\ntask ${t.k}, run in the pane: ${t.command}   (exit ${t.exitCode}, ${(t.ms / 1000).toFixed(1)} s)`)
   const r = t.request?.readings ?? []
   if (r.length === 0) console.log('  the model received no reading')
   for (const { index, text } of r) {
