@@ -14,6 +14,19 @@ const e2eDir = fileURLToPath(new URL('../e2e/', import.meta.url))
 const failed = (report) => report.checks.filter((c) => !c.pass)
 const show = (report) => JSON.stringify({ error: report.error, failed: failed(report), pane: report.paneCapture, agentLog: report.agentLog }, null, 2)
 
+describe('README "Use" shows what the e2e runs', () => {
+  it('the exporter file and the patch rows, verbatim, in both languages', async () => {
+    const { USER_PATCH } = await import('../e2e/lib/profile.mjs')
+    const exporter = readFileSync(`${e2eDir}log-to-stderr.mjs`, 'utf8')
+    for (const file of ['README.md', 'README.zh.md']) {
+      const readme = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')
+      expect(readme, file).toContain(exporter)
+      expect(readme, file).toContain(`cat > "$P/cordis.patch.yml" <<'EOF'\n${USER_PATCH}EOF\n`)
+      expect(readme, file).toContain('dsh plugin --profile headless add ./.tmp/packs/dsh-tmux-context.tgz ./.tmp/packs/dsh-tmux-context-linux-x64-gnu.tgz\n')
+    }
+  })
+})
+
 describe('e2e: the real dsh CLI in a real tmux pane', () => {
   it('has the dsh CLI 0.1.0-rc.8 with the Cordis pins it boots with, Node 22 and pnpm', () => {
     const version = (name) => JSON.parse(readFileSync(`${e2eDir}node_modules/${name}/package.json`, 'utf8')).version
