@@ -33,12 +33,19 @@ export function packedTarballs (dir = PACKS_DIR) {
   return { main: join(dir, MAIN_TARBALL), platform: join(dir, byTriple.get(triple)), triple, available: [...byTriple.keys()] }
 }
 
-/** The rows README "Use" puts in the profile's patch layer (log-to-stderr first: it must see the load line). */
+/**
+ * The rows README "Use" puts in the profile's patch layer: the log exporter, and the plugin with its
+ * logger raised to debug, so that its load line is kept in memory until the exporter starts (the rows
+ * start concurrently).
+ */
 export const USER_PATCH = `- insert:
     - id: log-to-stderr
       name: ./log-to-stderr.mjs
     - id: tmux-context
       name: '@deepseek-ai/dsh-tmux-context'
+      intercept:
+        logger:
+          level: 3
 `
 
 export const profileDir = (home, profile = PROFILE) => join(home, 'profiles', profile)
