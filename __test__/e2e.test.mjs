@@ -1,42 +1,81 @@
-// End to end: the shipped dsh-base + dsh-headless 0.1.0-rc.8 composition, booted with a keyless mock
-// model and this package mounted BY NAME from its packed install (e2e/node_modules, filled from the
-// `npm pack` tarballs by scripts/test.sh), inside a pane of a private tmux server, with the
-// composition's own sandboxed `ctx.shell`. One agent, three turns; the window is renamed before
-// turn 3. Everything asserted comes from the persisted session log.
+// End to end, through the real `dsh` 0.1.0-rc.8 CLI installed in e2e/ (scripts/install.sh): in a fresh
+// DSH_HOME, `dsh plugin --profile headless add` with the packed tarballs and the user's `- insert:` row,
+// a local DeepSeek-style model endpoint, a pane of a private tmux server.
+// 1. The CLI path (what `npm run demo` shows): two one-shot `dsh --profile headless "<task>"` runs, the
+//    window renamed in between; each reading checked byte for byte against tmux, in the model request
+//    and in the session log.
+// 2. What one-shot runs cannot show: several turns of ONE session (reading, none, reading after rename),
+//    the composition booted by code (dsh-app-boot `boot()`) over the same profile.
 import { describe, expect, it } from 'vitest'
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const e2eDir = fileURLToPath(new URL('../e2e/', import.meta.url))
-const installed = `${e2eDir}node_modules/@deepseek-ai/dsh-tmux-context/package.json`
+const failed = (report) => report.checks.filter((c) => !c.pass)
+const show = (report) => JSON.stringify({ error: report.error, failed: failed(report), pane: report.paneCapture, agentLog: report.agentLog }, null, 2)
 
-describe('e2e: the real harness in a real tmux pane', () => {
-  it('mounts the packed native package by name', () => {
-    expect(existsSync(installed), 'e2e is not installed: run `npm test` (scripts/test.sh installs it)').toBe(true)
-    const pkg = JSON.parse(readFileSync(installed, 'utf8'))
-    expect(pkg.version).toMatch(/native/)
-    expect(existsSync(`${e2eDir}node_modules/@deepseek-ai/dsh-tmux-context-linux-x64-gnu/dsh-tmux-context.linux-x64-gnu.node`)).toBe(true)
+describe('README "Use" shows what the e2e runs', () => {
+  it('the exporter file and the patch rows, verbatim, in both languages', async () => {
+    const { USER_PATCH } = await import('../e2e/lib/profile.mjs')
+    const exporter = readFileSync(`${e2eDir}log-to-stderr.mjs`, 'utf8')
+    for (const file of ['README.md', 'README.zh.md']) {
+      const readme = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')
+      expect(readme, file).toContain(exporter)
+      expect(readme, file).toContain(`cat > "$P/cordis.patch.yml" <<'EOF'\n${USER_PATCH}EOF\n`)
+      expect(readme, file).toContain('dsh plugin --profile headless add ./.tmp/packs/dsh-tmux-context.tgz ./.tmp/packs/dsh-tmux-context-linux-x64-gnu.tgz\n')
+    }
+  })
+})
+
+describe('e2e: the real dsh CLI in a real tmux pane', () => {
+  it('has the dsh CLI 0.1.0-rc.8 with the Cordis pins it boots with, Node 22 and pnpm', () => {
+    const version = (name) => JSON.parse(readFileSync(`${e2eDir}node_modules/${name}/package.json`, 'utf8')).version
+    expect(existsSync(`${e2eDir}node_modules/.bin/dsh`), 'e2e is not installed: run `npm test` (scripts/install.sh installs it)').toBe(true)
+    expect(version('@deepseek-ai/dsh')).toBe('0.1.0-rc.8')
+    expect({
+      cordis: version('@deepseek-ai/cordis'),
+      loader: version('@deepseek-ai/cordis-plugin-loader'),
+      include: version('@deepseek-ai/cordis-plugin-include'),
+      timer: version('@deepseek-ai/cordis-plugin-timer'),
+      hmr: version('@deepseek-ai/cordis-plugin-hmr'),
+    }).toEqual({ cordis: '4.0.1', loader: '1.0.2', include: '1.0.6', timer: '1.1.3', hmr: '1.0.16' })
+    expect(version('node')).toBe('22.23.3')
+    expect(existsSync(`${e2eDir}node_modules/.bin/pnpm`)).toBe(true)
+    // dsh's own install holds the JavaScript package of the same name: only the profile's copy may win.
+    expect(version('@deepseek-ai/dsh-tmux-context')).not.toMatch(/native/)
   })
 
-  it('reads on turn 1, stays quiet on turn 2, reads the renamed window on turn 3', async () => {
-    const { runE2E } = await import('../e2e/run.mjs')
-    const report = await runE2E({ turns: 3, renameBefore: 3 })
-    const failed = report.checks.filter((c) => !c.pass)
-    expect(failed, JSON.stringify(failed, null, 2)).toEqual([])
+  it('dsh plugin add + the patch row; two one-shot tasks read the pane, the second after rename-window', async () => {
+    const { runCli } = await import('../e2e/cli.mjs')
+    const report = await runCli()
+    expect(failed(report), show(report)).toEqual([])
+    expect(report.error, show(report)).toBeUndefined()
+    expect(report.ok).toBe(true)
+    const [t1, t2] = report.tasks
+    const { session, window, paneId, renamed } = report.tmux
+    for (const [t, name] of [[t1, window], [t2, renamed.to]]) {
+      expect(t.exitCode).toBe(0)
+      expect(t.expected).toMatch(new RegExp(`^tmux location \\(turn 1\\):\\nsession ${session}, window 0 ${JSON.stringify(name)}, pane 0 ${paneId}\\n`))
+      expect(t.request.readings.map((r) => r.text)).toEqual([t.expected])
+      expect(t.turn.readings).toEqual([t.expected])
+      expect(t.turn.readingSources[0]).toMatchObject({ kind: 'plugin', plugin: 'tmux-context', form: 'snapshot' })
+      expect(t.logContext.map((e) => e.type)).toEqual(['step/start', 'user/message', 'user/message'])
+      expect(t.probe.files).toHaveLength(1)
+    }
+    expect(report.resolved.version).toMatch(/-native\.\d+$/)
+  }, 240_000)
+
+  it('one session, three turns booted by code: a reading, none while tmux is unchanged, a reading after rename', async () => {
+    const { runMultiTurn } = await import('../e2e/multi-turn.mjs')
+    const report = await runMultiTurn({ turns: 3, renameBefore: 3 })
+    expect(failed(report), show(report)).toEqual([])
     expect(report.ok).toBe(true)
     const [t1, t2, t3] = report.turns
-    expect(t1.completed && t2.completed && t3.completed).toBe(true)
-    const { session, window, paneId, paneIndex, windowIndex } = report.tmux
-    expect(t1.readings).toHaveLength(1)
+    expect(t1.readings).toEqual([t1.expected])
     expect(t1.readings[0]).toMatch(/^tmux location \(turn 1\):\n/)
-    expect(t1.readings[0]).toContain(`session ${session}, window ${windowIndex} ${JSON.stringify(window)}, pane ${paneIndex} ${paneId}\n`)
-    expect(t1.readingIndexAfterStepStart).toBe(true)
-    expect(t1.readingBeforeUserMessage).toBe(true)
     expect(t2.readings).toEqual([])
-    expect(t3.readings).toHaveLength(1)
+    expect(t3.readings).toEqual([t3.expected])
     expect(t3.readings[0]).toMatch(/^tmux location \(turn 3\):\n/)
     expect(t3.readings[0]).toContain(JSON.stringify(report.tmux.windowRenamed.to))
-    expect(t3.readingIndexAfterStepStart).toBe(true)
-    expect(t3.readingBeforeUserMessage).toBe(true)
   }, 180_000)
 })

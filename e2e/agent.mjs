@@ -1,17 +1,19 @@
 #!/usr/bin/env node
-// The agent process of the end-to-end harness (needs Node >= 22: run it with
-// e2e/node_modules/.bin/node). It boots the shipped composition the way the
-// `dsh` launcher does (dsh-app-boot `boot()`: root config `[]`, the patches of
-// dsh-base then dsh-headless, then overlay.patch.yml), then drives ONE agent
-// through the core registry for N turns in ONE session, exactly as the headless
-// runner drives its single turn (agents.create + followup + whenIdle).
+// The agent process of the multi-turn end-to-end scenario (needs Node >= 22: run it with
+// e2e/node_modules/.bin/node). It is code that boots the harness itself: dsh-app-boot `boot()` with
+// the root config of a dsh profile and the patch layers the `dsh` launcher stacks (dsh-base, then
+// dsh-headless, then the profile's cordis.patch.yml, then $DSH_HOME/cordis.patch.yml), then
+// overlay.patch.yml. Bare plugin names resolve from the profile, where `dsh plugin add` installed the
+// packed tarballs. The model is the composition's own DeepSeek adapter (DEEPSEEK_BASE_URL).
+// It then drives ONE agent through the core registry for N turns in ONE session, exactly as the
+// headless runner drives its single turn (agents.create + followup + whenIdle).
 //
-// Between turns an outside orchestrator may change tmux state: before turn k
-// this process writes `<sync>/ready-<k>` and waits until `<sync>/go-<k>` exists.
-// When done it writes `<sync>/result.json` ({ ok, sessionId, turns, ... }).
+// Between turns an outside orchestrator may change tmux state: before turn k this process writes
+// `<sync>/ready-<k>` and waits until `<sync>/go-<k>` exists. When done it writes `<sync>/result.json`
+// ({ ok, sessionId, turns: [{ turn, text, reason, ... }], ... }).
 //
-// Usage: node agent.mjs --sync DIR [--turns N] [--go-timeout-ms MS]
-// Environment: DSH_HOME (a private home; sessions land in $DSH_HOME/sessions).
+// Usage: node agent.mjs --sync DIR --profile-dir DIR [--turns N] [--go-timeout-ms MS]
+// Environment: DSH_HOME (sessions land in $DSH_HOME/sessions), DEEPSEEK_BASE_URL, DEEPSEEK_API_KEY.
 import { randomUUID } from 'node:crypto'
 import { existsSync, writeFileSync, appendFileSync, renameSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -19,8 +21,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 
-import { boot, loadOverlayPatches } from '@deepseek-ai/dsh-app-boot'
-import { DSH_LAUNCH_ENVIRONMENT_KEY, createLaunchEnvironmentSnapshot } from '@deepseek-ai/dsh-launch-environment'
+import { boot, healProfilesModuleFallback, loadLayeredEnv, loadOptionalPatches, loadOverlayPatches } from '@deepseek-ai/dsh-app-boot'
+import { resolveDshHome } from '@deepseek-ai/dsh-home-paths'
+import { DSH_LAUNCH_ENVIRONMENT_KEY } from '@deepseek-ai/dsh-launch-environment'
 import { provideCmdline } from '@deepseek-ai/dsh-cmdline'
 import { installModelSelection } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
@@ -33,16 +36,18 @@ const modules = join(here, 'node_modules')
 const { values: args } = parseArgs({
   options: {
     sync: { type: 'string' },
+    'profile-dir': { type: 'string' },
     turns: { type: 'string', default: '3' },
     'go-timeout-ms': { type: 'string', default: '60000' },
     'no-probe': { type: 'boolean', default: false },
   },
 })
-if (!args.sync) {
-  process.stderr.write('agent.mjs: --sync DIR is required\n')
+if (!args.sync || !args['profile-dir']) {
+  process.stderr.write('agent.mjs: --sync DIR and --profile-dir DIR are required\n')
   process.exit(2)
 }
 const syncDir = resolve(args.sync)
+const profileDir = resolve(args['profile-dir'])
 const turns = Number(args.turns)
 const goTimeoutMs = Number(args['go-timeout-ms'])
 if (!Number.isSafeInteger(turns) || turns < 1) {
@@ -106,15 +111,24 @@ async function probeShell (shell) {
 const result = { ok: false, pid: process.pid, sessionId: undefined, turns: [], exitRequested: undefined, error: undefined }
 
 async function main () {
-  const task = 'e2e turn 1: reply with one short line'
+  const taskOf = (k) => `e2e turn ${k}: where am I in tmux? Answer in one line.`
+  const task = taskOf(1)
   const patches = [
     ...loadOverlayPatches(BIN, join(modules, '@deepseek-ai/dsh-base/cordis.patch.yml')),
     ...loadOverlayPatches(BIN, join(modules, '@deepseek-ai/dsh-headless/cordis.patch.yml')),
+    ...loadOptionalPatches(BIN, join(profileDir, 'cordis.patch.yml')) ?? [],
+    ...loadOptionalPatches(BIN, join(resolveDshHome(), 'cordis.patch.yml')) ?? [],
     ...loadOverlayPatches(BIN, join(here, 'overlay.patch.yml')),
   ]
+  // As the dsh launcher does on every boot: $DSH_HOME/profiles/node_modules links the packages of the dsh
+  // installation, so bare names of the bundles' rows resolve from the profile too.
+  healProfilesModuleFallback(join(modules, '@deepseek-ai/dsh/package.json'))
+  // The root config is the profile's, as with dsh: relative plugin names resolve in the profile.
+  const rootConfig = join(profileDir, 'cordis.yml')
+  writeFileSync(rootConfig, '[]\n')
   log(`booting (node ${process.version}, cwd ${process.cwd()}, DSH_HOME ${process.env.DSH_HOME})`)
-  const root = await boot(BIN, join(here, 'cordis.yml'), patches, (host) => {
-    host.provide(DSH_LAUNCH_ENVIRONMENT_KEY, createLaunchEnvironmentSnapshot([{ source: 'process', values: process.env }]))
+  const root = await boot(BIN, rootConfig, patches, (host) => {
+    host.provide(DSH_LAUNCH_ENVIRONMENT_KEY, loadLayeredEnv(BIN))
     provideCmdline(host, {
       args: [task],
       exit: (code) => {
@@ -122,7 +136,7 @@ async function main () {
         log(`appExit(${code}) requested by the tree`)
       },
     })
-  }, pathToFileURL(join(here, 'package.json')).href)
+  }, pathToFileURL(join(profileDir, 'package.json')).href)
   log('booted')
 
   try {
@@ -152,7 +166,7 @@ async function main () {
       log(`ready for turn ${k}; waiting for go-${k}`)
       await waitForFile(join(syncDir, `go-${k}`), goTimeoutMs)
       const firstSeq = agent.session.seq
-      const text = k === 1 ? task : `e2e turn ${k}: reply with one short line`
+      const text = taskOf(k)
       agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }))
       await agent.whenIdle()
       await sessions.flush(agent.session)
@@ -160,7 +174,7 @@ async function main () {
       for (const event of agent.session.events) {
         if (event.seq >= firstSeq && event.type === 'turn/end') reason = event.data.reason?.kind
       }
-      result.turns.push({ turn: k, firstSeq, lastSeq: agent.session.seq, reason })
+      result.turns.push({ turn: k, text, firstSeq, lastSeq: agent.session.seq, reason })
       publish(`done-${k}`, JSON.stringify({ turn: k, reason }) + '\n')
       log(`turn ${k} idle (turn/end reason ${reason})`)
     }
@@ -181,7 +195,9 @@ try {
   await main()
   code = result.ok ? 0 : 1
 } catch (error) {
-  result.error = error instanceof Error ? (error.stack ?? error.message) : String(error)
+  // A failed boot wraps the failing rows' errors (AggregateError) in its cause.
+  const inner = [error?.cause, error?.cause?.cause].flatMap((c) => c?.errors ?? []).map((e) => e?.stack ?? String(e))
+  result.error = [error instanceof Error ? (error.stack ?? error.message) : String(error), ...inner].join('\n')
   log(`failed: ${result.error}`)
 }
 try { publish('result.json', JSON.stringify(result, null, 2) + '\n') } catch (error) { log(`cannot write result.json: ${error}`) }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The main job (`npm run demo`): install and build what it needs, then run the shipped harness
-# composition with a keyless mock model and this package mounted by name, inside a pane of a private
-# tmux server, and print the reading the model received (from the session log) and the pane it names.
+# The main job (`npm run demo`): install and build what it needs, then do what README "Use" tells a dsh user:
+# `dsh plugin --profile headless add` with the packed tarballs in a fresh DSH_HOME, the patch row, then two
+# one-shot `dsh --profile headless "<task>"` runs in a pane of a private tmux server against a local model
+# endpoint, the window renamed in between; it prints the reading the model received each time and where it
+# sits in the session log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs and builds everything the tests, the demo and the benchmark need, from a fresh clone:
 # npm packages (root and e2e/, each only when its lockfile is newer than its install), the native
-# addon (release profile), the packed tarballs, and the packed install into e2e/node_modules.
+# addon (release profile), the packed tarballs, and the dsh CLI the e2e runs (e2e/node_modules).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need_ci() { [ ! -f "$1/node_modules/.package-lock.json" ] || [ "$1/package-lock.json" -nt "$1/node_modules/.package-lock.json" ]; }
@@ -10,7 +10,7 @@ command -v cargo >/dev/null || { echo "install: Rust (cargo) is required to buil
 if need_ci .; then npm ci --no-audit --no-fund; fi
 node scripts/build.mjs
 bash scripts/pack.sh >/dev/null
-if need_ci e2e; then (cd e2e && npm ci --no-audit --no-fund); fi
-# The packed install: the tarballs npm would publish, installed by name next to the composition.
-(cd e2e && npm install --no-save --no-audit --no-fund ../.tmp/packs/dsh-tmux-context.tgz ../.tmp/packs/dsh-tmux-context-linux-x64-gnu.tgz >/dev/null)
-echo "install: ready (addon built, packed and installed into e2e/)"
+# The real dsh CLI (0.1.0-rc.8 with the Cordis pins it boots with), Node 22 and pnpm, from e2e/'s lockfile.
+# The scenarios install the packed tarballs into a fresh dsh profile themselves (`dsh plugin add`).
+if need_ci e2e; then (cd e2e && npm ci --no-audit --no-fund --loglevel=error); fi
+echo "install: ready (addon built and packed into .tmp/packs/; dsh installed in e2e/)"
