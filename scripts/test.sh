@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The whole test command (`npm test`): install and build, then
+# The whole test command (`npm test`): install and build (the six platform binaries too), then
 #   1. cargo test: unit and property tests of the pure core;
-#   2. vitest: contract, differential, robustness, real-tmux, packaging and end-to-end suites.
+#   2. vitest: contract, differential, robustness, real-tmux, packaging, platforms and end-to-end
+#      suites (the platforms suite finds the tools install.sh installs through scripts/tools-env.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
+. scripts/tools-env.sh
 cargo test --lib
 mkdir -p .tmp
 status=0
