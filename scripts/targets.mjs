@@ -11,9 +11,9 @@
 // cargo-zigbuild (`-x`), the host's own too, so that the binary that ships is the one tested; on
 // macOS the Apple targets build natively. scripts/install.sh installs what this needs.
 //
-// Usage: node scripts/targets.mjs [--host | <triple or platform>...] [--force]
-//   no argument: every target; --host: only this machine's platform (the loader and npm/ dirs
-//   are written either way). A target whose inputs (src/, Cargo.*, build.rs, package.json, the
+// Usage: node scripts/targets.mjs [--host | --no-build | <triple or platform>...] [--force]
+//   no argument: every target; --host: only this machine's platform; --no-build: none (the
+//   loader and the npm/ dirs are written either way, e.g. after `napi artifacts` in CI). A target whose inputs (src/, Cargo.*, build.rs, package.json, the
 //   toolchain and the build arguments) are unchanged since its last build is not built again
 //   (cargo would relink each one, about 5 s a target); --force builds anyway.
 import { execFileSync } from 'node:child_process'
@@ -83,7 +83,9 @@ async function main() {
   const all = config.targets
   const host = hostPlatform()
   let selected = all
-  if (args.includes('--host')) {
+  if (args.includes('--no-build')) {
+    selected = []
+  } else if (args.includes('--host')) {
     selected = all.filter((t) => t.platformArchABI === host)
     if (selected.length === 0) {
       throw new Error(
