@@ -11,8 +11,8 @@ const require = createRequire(import.meta.url)
 const PACKAGE = '@deepseek-ai/dsh-tmux-context'
 const BUILD_FROM_SOURCE =
   'To build from source: in a clone of the repository, with Rust and Node installed, add the Rust target triple ' +
-  'of this platform to "napi.targets" in package.json, then run `npm ci && npm run build && npm run tarballs` ' +
-  'and install both tarballs from .tmp/packs/ (see "Build from source" in the README).'
+  'of this platform to "napi.targets" in package.json, then run `npm ci && npm run build && npm run pack` ' +
+  'and install the two tarballs from .tmp/packs/ (see "Build from source" in the README).'
 
 const CPU = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm', riscv64gc: 'riscv64', powerpc64le: 'ppc64', loongarch64: 'loong64' }
 
@@ -26,7 +26,7 @@ function platformOf(triple) {
   return `${parts.at(-1)}-${cpu}`
 }
 
-/** The messages of an error and of its `cause` chain, outermost first. */
+/** The messages of an error and of its `cause` chain, outermost first (binding.cjs chains its errors last tried outermost). */
 function messages(error) {
   const out = []
   for (let e = error, n = 0; e != null && n < 64; e = e.cause, n++) out.push(e instanceof Error ? e.message : String(e))
@@ -39,13 +39,16 @@ function messages(error) {
  */
 function loadError(error) {
   const built = (require('./package.json').napi?.targets ?? []).map(platformOf)
-  const tried = messages(error.cause)
-  // What binding.cjs tried for this process: `./dsh-tmux-context.<platform>.node`, then the package.
+  // What binding.cjs tried, first tried last in the chain: `./dsh-tmux-context.<platform>.node`,
+  // then the binary package, then the WebAssembly fallback (which this package does not build).
+  const tried = messages(error.cause).reverse()
   const missing = /^Cannot find module '(?:\.\/dsh-tmux-context\.([^']+)\.node|@deepseek-ai\/dsh-tmux-context-([^'/]+))'/
-  const platforms = tried.map((m) => m.match(missing)).filter(Boolean).map((m) => m[1] ?? m[2])
-  const failures = tried.filter((m) => !missing.test(m) && !m.startsWith('Unsupported '))
+  const wasi = /^Cannot find module '(?:\.\/dsh-tmux-context\.wasi[^']*|@deepseek-ai\/dsh-tmux-context-wasm32-wasi[^']*)'/
+  const native = tried.filter((m) => !wasi.test(m))
+  const platforms = native.map((m) => m.match(missing)).filter(Boolean).map((m) => m[1] ?? m[2])
+  const failures = native.filter((m) => !missing.test(m) && !m.startsWith('Unsupported ') && !m.startsWith('Cannot find native binding'))
   const { platform, arch } = process
-  const host = platforms[0] ?? (platform === 'linux' ? `linux-${arch}` : `${platform}-${arch}`)
+  const host = platforms[0] ?? `${platform}-${arch}`
   const options = { cause: error }
   if (failures.length > 0) {
     return new Error(

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Packs the package and its platform binary packages into .tmp/packs/ under stable names:
-#   dsh-tmux-context.tgz, dsh-tmux-context-<platform>.tgz (one per target in napi.targets)
+#   dsh-tmux-context.tgz, dsh-tmux-context-<platform>.tgz (one per built target of napi.targets)
 # As napi-rs's prepublish does, the packed package.json gains `optionalDependencies` on the
-# platform packages (kept out of the repository's package.json, whose lockfile must not name
-# packages that are not on the registry). Expects built binaries (npm run build:all).
+# platform packages of every target (kept out of the repository's package.json, whose lockfile
+# must not name packages that are not on the registry). Packs the binaries that are built
+# (`npm run build`: this machine's; `npm run build:all`: all of them; `npm run tarballs` does both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 platforms=$(node -e "import('@napi-rs/cli').then(async ({ readNapiConfig }) => console.log((await readNapiConfig('package.json')).targets.map((t) => t.platformArchABI).join(' ')))")
 binary=$(node -p "require('./package.json').napi.binaryName")
+built=""
 for p in $platforms; do
-  [ -f "npm/$p/$binary.$p.node" ] || { echo "pack: no built binary npm/$p/$binary.$p.node (run npm run build:all)" >&2; exit 1; }
+  if [ -f "npm/$p/$binary.$p.node" ]; then built="$built $p"; else echo "pack: $p is not built (npm/$p/$binary.$p.node), not packed" >&2; fi
 done
-[ -f binding.cjs ] || { echo "pack: no binding.cjs (run npm run build:all)" >&2; exit 1; }
+[ -n "$built" ] && [ -f binding.cjs ] || { echo "pack: nothing built (run npm run build or npm run build:all)" >&2; exit 1; }
 out=$PWD/.tmp/packs
 stage=$PWD/.tmp/stage
 rm -rf "$out" "$stage" && mkdir -p "$out" "$stage"
@@ -31,7 +33,7 @@ node -e "
 "
 main=$(cd "$stage" && npm pack --silent --pack-destination "$out" . | tail -n 1)
 mv "$out/$main" "$out/dsh-tmux-context.tgz"
-for p in $platforms; do
+for p in $built; do
   file=$(cd "npm/$p" && npm pack --silent --pack-destination "$out" . | tail -n 1)
   mv "$out/$file" "$out/dsh-tmux-context-$p.tgz"
 done

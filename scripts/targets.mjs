@@ -51,10 +51,19 @@ export function deploymentTarget(triple) {
   return out.trim().split('=')[1]
 }
 
-/** `napi build` arguments for one target. */
+/** The Rust host triple of this machine's toolchain. */
+function rustHost() {
+  return execFileSync('rustc', ['-vV'], { encoding: 'utf8' }).match(/^host: (\S+)$/m)[1]
+}
+
+/**
+ * `napi build` arguments for one target. Through cargo-zigbuild (`-x`) unless the target is this
+ * machine's own and needs no glibc floor, or both are macOS (Apple's linker builds either CPU).
+ */
 export function buildArgs(target, outputDir) {
   const floor = target.platform === 'linux' && target.abi === 'gnu' ? `.${GLIBC_FLOOR}` : ''
-  const cross = process.platform === 'linux' || target.platform !== process.platform
+  const native = (target.triple === rustHost() && !floor) || (process.platform === 'darwin' && target.platform === 'darwin')
+  const cross = !native
   return ['build', '--platform', '--release', '--target', target.triple + floor, ...(cross ? ['-x'] : []), '--no-js', '--output-dir', outputDir]
 }
 
@@ -68,8 +77,10 @@ function files(dir) {
 /** A digest of what a target's binary is made from: when it is unchanged, so is the binary. */
 function inputsDigest(args, env) {
   const hash = createHash('sha256')
-  const inputs = [...files(join(root, 'src')), ...['Cargo.toml', 'Cargo.lock', 'build.rs', 'package.json', 'scripts/build-tools.txt'].map((f) => join(root, f))]
+  const inputs = [...files(join(root, 'src')), ...['Cargo.toml', 'Cargo.lock', 'build.rs', 'scripts/build-tools.txt'].map((f) => join(root, f))]
   for (const file of inputs.filter(existsSync)) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0')
+  const { name, version, napi: config } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  hash.update(JSON.stringify({ name, version, config }))
   hash.update(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))
   hash.update(JSON.stringify([args, env.MACOSX_DEPLOYMENT_TARGET ?? null, process.platform, process.arch]))
   hash.update(readFileSync(join(root, 'node_modules', '@napi-rs', 'cli', 'package.json')))
@@ -99,7 +110,14 @@ async function main() {
     if (unknown.length > 0) throw new Error(`targets: not in napi.targets of package.json: ${unknown.join(', ')}`)
   }
 
-  execFileSync(napi, ['create-npm-dirs'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  // `napi build -x` would `cargo install cargo-zigbuild` by itself (minutes of compiling, into
+  // ~/.cargo) when it is not on PATH; scripts/toolchain.sh installs the prebuilt one instead.
+  const onPath = (cmd) => (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, cmd)))
+  const absent = selected.some((t) => buildArgs(t, '').includes('-x')) ? ['zig', 'cargo-zigbuild'].filter((c) => !onPath(c)) : []
+  if (absent.length > 0) {
+    throw new Error(`targets: ${absent.join(' and ')} not on PATH: run \`bash scripts/toolchain.sh\` and \`. scripts/tools-env.sh\` first (npm test and scripts/install.sh do)`)
+  }
+  execFileSync(napi, ['create-npm-dirs'], { cwd: root, stdio: ['ignore', 'ignore', 'ignore'] })
   for (const target of selected) {
     const started = Date.now()
     const out = join(root, '.tmp', 'artifacts', target.platformArchABI)
