@@ -3,7 +3,8 @@
 //   objdump -T) for ELF, LLVM's Mach-O readers (llvm-objdump --macho, llvm-nm) for macOS.
 //   linux-gnu: no glibc symbol newer than the floor (2.17); musl: no glibc symbol at all;
 //   darwin: Mach-O of the right CPU, the oldest macOS of the Rust target (rustc's deployment
-//   target), `napi_register_module_v1` exported, every `napi_*` left to dynamic lookup.
+//   target), `napi_register_module_v1` exported, every `napi_*` left to dynamic lookup, and on
+//   arm64 a code signature (Apple Silicon refuses unsigned code).
 // - The linux-x64-gnu binary every suite loads is the floor build that ships.
 // - linux-arm64-gnu runs here under qemu-user: Node 22 for arm64 loads the PACKED package, mounts
 //   it in a real Cordis Context and gives, for the same tmux output, exactly the reading x64 gives.
@@ -85,6 +86,8 @@ describe('the six platform binaries', () => {
       const minos =
         headers.match(/cmd LC_BUILD_VERSION[\s\S]*?minos (\S+)/)?.[1] ?? headers.match(/cmd LC_VERSION_MIN_MACOSX[\s\S]*?version (\S+)/)?.[1]
       expect(minos).toBe(deploymentTarget(t.triple))
+      // Apple Silicon runs only signed code: the linker's ad-hoc signature must be there.
+      if (t.arch === 'arm64') expect(headers).toMatch(/cmd LC_CODE_SIGNATURE/)
       const exported = run('llvm-nm', ['-m', '--extern-only', '--defined-only', file])
       expect(exported).toMatch(/\(__TEXT,__text\) external _napi_register_module_v1$/m)
       const undefinedNapi = run('llvm-nm', ['--undefined-only', file]).split('\n').filter((s) => /^\s*_napi_/.test(s))
