@@ -8,7 +8,7 @@ import z from '@deepseek-ai/schemastery'
 const require = createRequire(import.meta.url)
 
 // ---- loader (platform packages and their errors) ----
-const PACKAGE = '@deepseek-ai/dsh-tmux-context'
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const BUILD_FROM_SOURCE =
   'To build from source: in a clone of the repository, with Rust and Node installed, add the Rust target triple ' +
   'of this platform to "napi.targets" in package.json, then run `npm ci && npm run build && npm run pack` ' +
@@ -37,13 +37,15 @@ function messages(error) {
  * The error to throw when binding.cjs found no binary it could load, one message per kind:
  * the binary package is not installed; it is installed but failed to load; this platform has none.
  */
-function loadError(error) {
-  const built = (require('./package.json').napi?.targets ?? []).map(platformOf)
+function loadError(error, { name: PACKAGE, napi = {} }) {
+  const built = (napi.targets ?? []).map(platformOf)
+  const binary = escape(napi.binaryName)
+  const pkg = escape(PACKAGE)
   // What binding.cjs tried, first tried last in the chain: `./dsh-tmux-context.<platform>.node`,
   // then the binary package, then the WebAssembly fallback (which this package does not build).
   const tried = messages(error.cause).reverse()
-  const missing = /^Cannot find module '(?:\.\/dsh-tmux-context\.([^']+)\.node|@deepseek-ai\/dsh-tmux-context-([^'/]+))'/
-  const wasi = /^Cannot find module '(?:\.\/dsh-tmux-context\.wasi[^']*|@deepseek-ai\/dsh-tmux-context-wasm32-wasi[^']*)'/
+  const missing = new RegExp(`^Cannot find module '(?:\\./${binary}\\.([^']+)\\.node|${pkg}-([^'/]+))'`)
+  const wasi = new RegExp(`^Cannot find module '(?:\\./${binary}\\.wasi[^']*|${pkg}-wasm32-wasi[^']*)'`)
   const native = tried.filter((m) => !wasi.test(m))
   const platforms = native.map((m) => m.match(missing)).filter(Boolean).map((m) => m[1] ?? m[2])
   const failures = native.filter((m) => !missing.test(m) && !m.startsWith('Unsupported ') && !m.startsWith('Cannot find native binding'))
@@ -75,10 +77,12 @@ function loadNative() {
   try {
     return require('./binding.cjs')
   } catch (error) {
+    // The package name, the binary name and the platform list: package.json, where they are written.
+    const manifest = require('./package.json')
     if (error?.code === 'MODULE_NOT_FOUND' && String(error.message).includes('binding.cjs')) {
-      throw new Error(`${PACKAGE}: binding.cjs is missing: this is a source checkout that was not built; run \`npm run build\`.`, { cause: error })
+      throw new Error(`${manifest.name}: binding.cjs is missing: this is a source checkout that was not built; run \`npm run build\`.`, { cause: error })
     }
-    throw loadError(error)
+    throw loadError(error, manifest)
   }
 }
 // ---- end of loader ----
