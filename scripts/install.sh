@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs and builds everything the tests, the demo and the benchmark need, from a fresh clone:
 # npm packages (root and e2e/, each only when its lockfile is newer than its install), the tools
-# that build and check the six platform binaries, the binaries themselves (release profile, with
-# @napi-rs/cli), the packed tarballs, and the packed install into e2e/node_modules.
+# that build and check the platform binaries, the binaries themselves (release profile, with
+# @napi-rs/cli): this machine's platform, or with --all-targets (npm test) all six, the packed
+# tarballs, and the packed install into e2e/node_modules.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need_ci() { [ ! -f "$1/node_modules/.package-lock.json" ] || [ "$1/package-lock.json" -nt "$1/node_modules/.package-lock.json" ]; }
@@ -13,8 +14,8 @@ if need_ci .; then npm ci --no-audit --no-fund; fi
 # ---- platform toolchain and binaries (issue 8) ----
 bash scripts/toolchain.sh
 . scripts/tools-env.sh
-# The six binaries (cargo rebuilds only what changed), npm/<platform>/, binding.cjs; then the tarballs.
-node scripts/targets.mjs
+# The binaries (each rebuilt only when its inputs changed), npm/<platform>/, binding.cjs; the tarballs.
+if [ "${1:-}" = --all-targets ]; then node scripts/targets.mjs; else node scripts/targets.mjs --host; fi
 bash scripts/pack.sh >/dev/null
 # ---- end of platform toolchain ----
 

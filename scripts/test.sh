@@ -5,7 +5,7 @@
 #      suites (the platforms suite finds the tools install.sh installs through scripts/tools-env.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh
+bash scripts/install.sh --all-targets
 . scripts/tools-env.sh
 cargo test --lib
 mkdir -p .tmp
