@@ -1,48 +1,91 @@
-// Package entry of @deepseek-ai/dsh-tmux-context (native). It only loads the Rust binary, re-exports
-// its `name`, `inject` and `apply`, and builds the schemastery `Config` that Cordis validates with.
+// Package entry of @deepseek-ai/dsh-tmux-context (native). It loads the Rust binary through the
+// loader that `napi build` generates (binding.cjs: this platform's `.node` file beside it, else the
+// binary package `@deepseek-ai/dsh-tmux-context-<platform>`), re-exports its `name`, `inject` and
+// `apply`, and builds the schemastery `Config` that Cordis validates with.
 import { createRequire } from 'node:module'
 import z from '@deepseek-ai/schemastery'
 
 const require = createRequire(import.meta.url)
 
-/** Platforms with a published binary package `@deepseek-ai/dsh-tmux-context-<triple>`. */
-const PUBLISHED = ['linux-x64-gnu']
+// ---- loader (platform packages and their errors) ----
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const BUILD_FROM_SOURCE =
+  'To build from source: in a clone of the repository, with Rust and Node installed, add the Rust target triple ' +
+  'of this platform to "napi.targets" in package.json, then run `npm ci && npm run build && npm run pack` ' +
+  'and install the two tarballs from .tmp/packs/ (see "Build from source" in the README).'
+
+const CPU = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm', riscv64gc: 'riscv64', powerpc64le: 'ppc64', loongarch64: 'loong64' }
+
+/** napi-rs's platform name of a Rust target triple: `x86_64-unknown-linux-gnu` -> `linux-x64-gnu`. */
+function platformOf(triple) {
+  const parts = triple.split('.')[0].split('-')
+  const cpu = CPU[parts[0]] ?? parts[0]
+  if (parts.includes('darwin')) return `darwin-${cpu}`
+  if (parts.includes('windows')) return `win32-${cpu}-${parts.at(-1)}`
+  if (parts.includes('linux')) return `linux-${cpu}-${parts.at(-1)}`
+  return `${parts.at(-1)}-${cpu}`
+}
+
+/** The messages of an error and of its `cause` chain, outermost first (binding.cjs chains its errors last tried outermost). */
+function messages(error) {
+  const out = []
+  for (let e = error, n = 0; e != null && n < 64; e = e.cause, n++) out.push(e instanceof Error ? e.message : String(e))
+  return out
+}
 
 /**
- * The napi-rs platform triples to try, best first. On Linux, gnu then musl: a binary for the
- * other libc fails to load and the next one is tried, so no libc probe (process.report costs ms).
+ * The error to throw when binding.cjs found no binary it could load, one message per kind:
+ * the binary package is not installed; it is installed but failed to load; this platform has none.
  */
-function platformTriples() {
+function loadError(error, { name: PACKAGE, napi = {} }) {
+  const built = (napi.targets ?? []).map(platformOf)
+  const binary = escape(napi.binaryName)
+  const pkg = escape(PACKAGE)
+  // What binding.cjs tried, first tried last in the chain: `./dsh-tmux-context.<platform>.node`,
+  // then the binary package, then the WebAssembly fallback (which this package does not build).
+  const tried = messages(error.cause).reverse()
+  const missing = new RegExp(`^Cannot find module '(?:\\./${binary}\\.([^']+)\\.node|${pkg}-([^'/]+))'`)
+  const wasi = new RegExp(`^Cannot find module '(?:\\./${binary}\\.wasi[^']*|${pkg}-wasm32-wasi[^']*)'`)
+  const native = tried.filter((m) => !wasi.test(m))
+  const platforms = native.map((m) => m.match(missing)).filter(Boolean).map((m) => m[1] ?? m[2])
+  const failures = native.filter((m) => !missing.test(m) && !m.startsWith('Unsupported ') && !m.startsWith('Cannot find native binding'))
   const { platform, arch } = process
-  return platform === 'linux' ? [`linux-${arch}-gnu`, `linux-${arch}-musl`] : [`${platform}-${arch}`]
+  const host = platforms[0] ?? `${platform}-${arch}`
+  const options = { cause: error }
+  if (failures.length > 0) {
+    return new Error(
+      `${PACKAGE}: the native binary for ${host} is installed but failed to load: ${failures[0].split('\n')[0]}`,
+      options,
+    )
+  }
+  if (!built.includes(host)) {
+    return new Error(
+      `${PACKAGE}: no native binary for this platform (${host}). Binaries are built for: ${built.join(', ')}. ` +
+        BUILD_FROM_SOURCE,
+      options,
+    )
+  }
+  return new Error(
+    `${PACKAGE}: the binary package ${PACKAGE}-${host} is not installed (npm installs only the optional ` +
+      `dependency for the platform it runs on, and skips one it cannot fetch). Install it next to this package: ` +
+      `\`npm install ${PACKAGE}-${host}\`, or both tarballs from \`npm run tarballs\` in the repository.`,
+    options,
+  )
 }
 
 function loadNative() {
-  const failures = []
-  for (const triple of platformTriples()) {
-    for (const candidate of [`./dsh-tmux-context.${triple}.node`, `@deepseek-ai/dsh-tmux-context-${triple}`]) {
-      try {
-        return require(candidate)
-      } catch (error) {
-        failures.push(`${candidate}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)
-      }
+  try {
+    return require('./binding.cjs')
+  } catch (error) {
+    // The package name, the binary name and the platform list: package.json, where they are written.
+    const manifest = require('./package.json')
+    if (error?.code === 'MODULE_NOT_FOUND' && String(error.message).includes('binding.cjs')) {
+      throw new Error(`${manifest.name}: binding.cjs is missing: this is a source checkout that was not built; run \`npm run build\`.`, { cause: error })
     }
+    throw loadError(error, manifest)
   }
-  // Only now, on failure, is the libc worth asking for (process.report costs milliseconds).
-  const libc = process.platform === 'linux' ? (process.report?.getReport?.()?.header?.glibcVersionRuntime ? 'gnu' : 'musl') : undefined
-  const triples = libc ? [`linux-${process.arch}-${libc}`] : platformTriples()
-  const published = triples.find((t) => PUBLISHED.includes(t))
-  throw new Error(
-    published
-      ? `@deepseek-ai/dsh-tmux-context: the binary package @deepseek-ai/dsh-tmux-context-${published} is not installed ` +
-          `(npm skips an optional dependency it cannot fetch). Install it next to this package, e.g. both tarballs ` +
-          `from \`npm run tarballs\` in the repository. Tried: ${failures.join('; ')}`
-      : `@deepseek-ai/dsh-tmux-context: no native binary for this platform (${triples.join(' or ')}). ` +
-          `Published binaries: ${PUBLISHED.join(', ')}. To build from source: in a clone of the repository, with Rust ` +
-          `installed, run \`npm install && npm run build && npm run tarballs\`, then install both tarballs from .tmp/packs/. ` +
-          `Tried: ${failures.join('; ')}`,
-  )
 }
+// ---- end of loader ----
 
 const native = loadNative()
 

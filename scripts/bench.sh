@@ -2,8 +2,8 @@
 # `npm run bench`: the native package and the JS reference (devDependency `dsh-tmux-context-js`)
 # measured side by side in one run; the Markdown table goes to stdout and, with the machine facts,
 # to bench/results.md. Progress goes to stderr. What each row measures: bench/README.md.
-#   BENCH_SKIP_BUILD=1  measure the .node as it is (default: `node scripts/build.mjs`, which lets
-#                       cargo rebuild the release addon only when src/ changed)
+#   BENCH_SKIP_BUILD=1  measure the .node as it is (default: `scripts/install.sh`, which rebuilds
+#                       the release addons only when their inputs changed)
 #   BENCH_QUICK=1       few iterations: a smoke run of the bench itself, not numbers to quote
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,5 +18,5 @@ if ! command -v strace >/dev/null; then
   fi
   command -v strace >/dev/null || echo "bench: strace not found; processes per query will not be counted" >&2
 fi
-if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then node scripts/build.mjs >&2; fi
+if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then bash scripts/install.sh >&2; fi
 exec node --expose-gc bench/run.mjs

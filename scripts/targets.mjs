@@ -1,0 +1,163 @@
+// Builds the native addon with @napi-rs/cli for the platforms listed in `napi.targets` of
+// package.json (the only list of them), and lays out what the packages need:
+//   - npm/<platform>/ for every target (`napi create-npm-dirs`: name, version, os, cpu, libc);
+//   - npm/<platform>/dsh-tmux-context.<platform>.node for every target built
+//     (`napi build --platform --release --target <triple> [-x]`);
+//   - ./dsh-tmux-context.<platform>.node for this machine's platform (what the repository's own
+//     tests and the benchmark load), and ./binding.cjs, the loader napi-rs generates.
+//
+// Linux glibc targets are built against the napi-rs floor, glibc 2.17 (`<triple>.2.17`, which
+// cargo-zigbuild hands to zig as the libc version). On a Linux host every target goes through
+// cargo-zigbuild (`-x`), the host's own too, so that the binary that ships is the one tested; on
+// macOS the Apple targets build natively. scripts/install.sh installs what this needs.
+//
+// Usage: node scripts/targets.mjs [--host | --no-build | <triple or platform>...] [--force]
+//   no argument: every target; --host: only this machine's platform; --no-build: none (the
+//   loader and the npm/ dirs are written either way, e.g. after `napi artifacts` in CI). A target whose inputs (src/, Cargo.*, build.rs, package.json, the
+//   toolchain and the build arguments) are unchanged since its last build is not built again
+//   (cargo would relink each one, about 5 s a target); --force builds anyway.
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { readNapiConfig, writeJsBinding } from '@napi-rs/cli'
+
+/** glibc version the linux-gnu binaries are linked against: nothing newer may be required. */
+export const GLIBC_FLOOR = '2.17'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const napi = join(root, 'node_modules', '.bin', 'napi')
+
+/** The targets of package.json, each `{ triple, platformArchABI, platform, arch, abi }`. */
+export async function targets() {
+  return (await readNapiConfig(join(root, 'package.json'))).targets
+}
+
+/** This machine's napi-rs platform name (`linux-x64-gnu`, `darwin-arm64`, ...). */
+export function hostPlatform() {
+  const { platform, arch } = process
+  if (platform !== 'linux') return `${platform}-${arch}`
+  return `linux-${arch}-${process.report.getReport().header.glibcVersionRuntime ? 'gnu' : 'musl'}`
+}
+
+/**
+ * The oldest macOS an Apple target's binary runs on: rustc's own default for the target (10.12 on
+ * x86_64, 11.0 on arm64 with Rust 1.95), written into the binary by the linker. Passed on as
+ * MACOSX_DEPLOYMENT_TARGET because zig, as the linker, would otherwise stamp its own newer default.
+ */
+export function deploymentTarget(triple) {
+  const out = execFileSync('rustc', ['--print', 'deployment-target', '--target', triple], { encoding: 'utf8' })
+  return out.trim().split('=')[1]
+}
+
+/** The Rust host triple of this machine's toolchain. */
+function rustHost() {
+  return execFileSync('rustc', ['-vV'], { encoding: 'utf8' }).match(/^host: (\S+)$/m)[1]
+}
+
+/**
+ * `napi build` arguments for one target. Through cargo-zigbuild (`-x`) unless the target is this
+ * machine's own and needs no glibc floor, or both are macOS (Apple's linker builds either CPU).
+ */
+export function buildArgs(target, outputDir) {
+  const floor = target.platform === 'linux' && target.abi === 'gnu' ? `.${GLIBC_FLOOR}` : ''
+  const native = (target.triple === rustHost() && !floor) || (process.platform === 'darwin' && target.platform === 'darwin')
+  const cross = !native
+  return ['build', '--platform', '--release', '--target', target.triple + floor, ...(cross ? ['-x'] : []), '--no-js', '--output-dir', outputDir]
+}
+
+/** Every file under `dir`, sorted. */
+function files(dir) {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]))
+    .sort()
+}
+
+/** A digest of what a target's binary is made from: when it is unchanged, so is the binary. */
+function inputsDigest(args, env) {
+  const hash = createHash('sha256')
+  const inputs = [...files(join(root, 'src')), ...['Cargo.toml', 'Cargo.lock', 'build.rs', 'scripts/build-tools.txt'].map((f) => join(root, f))]
+  for (const file of inputs.filter(existsSync)) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0')
+  const { name, version, napi: config } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  hash.update(JSON.stringify({ name, version, config }))
+  hash.update(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))
+  hash.update(JSON.stringify([args, env.MACOSX_DEPLOYMENT_TARGET ?? null, process.platform, process.arch]))
+  hash.update(readFileSync(join(root, 'node_modules', '@napi-rs', 'cli', 'package.json')))
+  return hash.digest('hex')
+}
+
+async function main() {
+  const force = process.argv.includes('--force')
+  const args = process.argv.slice(2).filter((a) => a !== '--force')
+  const config = await readNapiConfig(join(root, 'package.json'))
+  const all = config.targets
+  const host = hostPlatform()
+  let selected = all
+  if (args.includes('--no-build')) {
+    selected = []
+  } else if (args.includes('--host')) {
+    selected = all.filter((t) => t.platformArchABI === host)
+    if (selected.length === 0) {
+      throw new Error(
+        `targets: this machine's platform ${host} is not in napi.targets of package.json ` +
+          `(${all.map((t) => t.platformArchABI).join(', ')}); add its Rust target triple there to build it`,
+      )
+    }
+  } else if (args.length > 0) {
+    selected = all.filter((t) => args.includes(t.triple) || args.includes(t.platformArchABI))
+    const unknown = args.filter((a) => !all.some((t) => a === t.triple || a === t.platformArchABI))
+    if (unknown.length > 0) throw new Error(`targets: not in napi.targets of package.json: ${unknown.join(', ')}`)
+  }
+
+  // `napi build -x` would `cargo install cargo-zigbuild` by itself (minutes of compiling, into
+  // ~/.cargo) when it is not on PATH; scripts/toolchain.sh installs the prebuilt one instead.
+  const onPath = (cmd) => (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, cmd)))
+  const absent = selected.some((t) => buildArgs(t, '').includes('-x')) ? ['zig', 'cargo-zigbuild'].filter((c) => !onPath(c)) : []
+  if (absent.length > 0) {
+    throw new Error(`targets: ${absent.join(' and ')} not on PATH: run \`bash scripts/toolchain.sh\` and \`. scripts/tools-env.sh\` first (npm test and scripts/install.sh do)`)
+  }
+  execFileSync(napi, ['create-npm-dirs'], { cwd: root, stdio: ['ignore', 'ignore', 'ignore'] })
+  for (const target of selected) {
+    const started = Date.now()
+    const out = join(root, '.tmp', 'artifacts', target.platformArchABI)
+    mkdirSync(out, { recursive: true })
+    const env = { ...process.env }
+    if (target.platform === 'darwin') env.MACOSX_DEPLOYMENT_TARGET ??= deploymentTarget(target.triple)
+    const file = `${config.binaryName}.${target.platformArchABI}.node`
+    const args = buildArgs(target, out)
+    const digest = inputsDigest(args, env)
+    const stamp = join(out, '.inputs')
+    const upToDate = !force && existsSync(join(out, file)) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest
+    if (!upToDate) {
+      execFileSync(napi, args, { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] })
+      writeFileSync(stamp, digest)
+    }
+    copyFileSync(join(out, file), join(root, 'npm', target.platformArchABI, file))
+    if (target.platformArchABI === host) copyFileSync(join(out, file), join(root, file))
+    const size = statSync(join(out, file)).size
+    const took = upToDate ? 'up to date' : `built in ${((Date.now() - started) / 1000).toFixed(1)} s`
+    console.error(`targets: ${file} (${size} bytes) ${took}`)
+  }
+
+  // The loader: napi build writes it only for crates whose exports it sees in the type
+  // definitions, and this crate sets its exports at run time (#[napi(module_exports)]), so it is
+  // written here with the CLI's own generator, for the names that src/lib.rs exports.
+  await writeJsBinding({
+    platform: true,
+    idents: ['apply', 'inject', 'name'],
+    jsBinding: 'binding.cjs',
+    binaryName: config.binaryName,
+    packageName: config.packageName,
+    version: config.packageJson.version,
+    outputDir: root,
+  })
+  if (!existsSync(join(root, 'binding.cjs'))) throw new Error('targets: binding.cjs was not written')
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((error) => {
+    console.error(error instanceof Error ? error.message : error)
+    process.exit(1)
+  })
+}
