@@ -3,6 +3,7 @@
 // binary package `@deepseek-ai/dsh-tmux-context-<platform>`), re-exports its `name`, `inject` and
 // `apply`, and builds the schemastery `Config` that Cordis validates with.
 import { createRequire } from 'node:module'
+import { basename, dirname } from 'node:path'
 import z from '@deepseek-ai/schemastery'
 
 const require = createRequire(import.meta.url)
@@ -93,8 +94,35 @@ const native = loadNative()
 export const name = native.name
 /** Services this plugin needs: `['agents']`. */
 export const inject = native.inject
-/** Register the prepended `agent/pre-step` listener; throws `TypeError` on invalid config. */
-export const apply = native.apply
+/**
+ * The debug line at load that tells which implementation is mounted: this native build, its
+ * version and platform, and the directory of the binary that loaded (made once, on first use).
+ */
+let loadedMessage
+function loaded() {
+  if (loadedMessage === undefined) {
+    const { version, napi } = require('./package.json')
+    const prefix = `${napi.binaryName}.`
+    const file = Object.keys(require.cache).find((f) => f.endsWith('.node') && basename(f).startsWith(prefix))
+    const platform = file ? basename(file).slice(prefix.length, -'.node'.length) : 'unknown platform'
+    loadedMessage = `tmux-context: native build ${version} (${platform}) loaded from ${file ? dirname(file) : 'an unknown place'}`
+  }
+  return loadedMessage
+}
+
+/**
+ * Register the prepended `agent/pre-step` listener for the lifetime of `ctx` (synchronous, returns
+ * `undefined`); throws `TypeError` on invalid config. Logs one `ctx.logger.debug` line naming the
+ * native build, its version, platform and binary directory.
+ */
+export function apply(ctx, config) {
+  native.apply(ctx, config)
+  try {
+    ctx.logger?.debug?.(loaded())
+  } catch {
+    // A logger that throws costs nothing but the line.
+  }
+}
 /** Schemastery validation for the config; the exact rules are checked by `apply`. */
 export const Config = z.object({
   refreshIntervalMs: z

@@ -109,14 +109,23 @@ describe.skipIf(!hasTmux)('in a real tmux pane', () => {
     }
   })
 
-  it('tmux missing from PATH gives no reading and no warning', async () => {
+  it('tmux missing from PATH (and no $TMUX to find the server by) gives no reading and no warning', async () => {
     const session = server.newSession('notmux')
     const bin = pathWith(['ps', 'tr', 'cat'])
     for (const impl of ['native', 'js']) {
-      const { result } = await server.probeInWindow(session, 'w', { impl, shellEnv: { PATH: bin } })
+      const { result } = await server.probeInWindow(session, 'w', { impl, shellEnv: { PATH: bin } }, { prefix: 'env -u TMUX' })
       expect(result.readings).toEqual([])
       expect(result.warnings).toEqual([])
     }
+  })
+
+  it('tmux missing from PATH: the server of $TMUX answers through its own binary (the JS reference reads nothing)', async () => {
+    const session = server.newSession('serverbin')
+    const bin = pathWith(['ps', 'tr', 'cat'])
+    const ours = await server.probeInWindow(session, 'own', { impl: 'native', shellEnv: { PATH: bin } }, { active: true })
+    expect(ours.result.readings).toEqual([expectedReading(ours.paneId)])
+    const theirs = await server.probeInWindow(session, 'own', { impl: 'js', shellEnv: { PATH: bin } }, { active: true })
+    expect(theirs.result.readings).toEqual([])
   })
 
   it('where ps has no -p (BusyBox), the pane is still recognised through /proc (the JS reference reads nothing)', async () => {

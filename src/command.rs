@@ -1,57 +1,160 @@
-//! The tmux query: one POSIX `sh` command, built from constants and this process's pid only, that
-//! prints the location only when the process really lives in `$TMUX_PANE`. Pure.
+//! The tmux query: one POSIX `sh` command, built from constants and numbers only (this process's
+//! pid, and the tmux server's pid and start time once they were checked), that prints the location
+//! only when the process really lives in `$TMUX_PANE`. Pure.
+//!
+//! What it does, in order:
+//! 1. `$TMUX_PANE` must be set (exit 10).
+//! 2. This process's controlling tty, from `/proc/<pid>/stat` (no process spawned), else
+//!    `ps -o tty= -p <pid>` (macOS, BusyBox without `/proc`); none (a `setsid` child) exits 11.
+//! 3. One `tmux display-message -t "$TMUX_PANE" -p` prints the pane's `#{pane_tty}`, whether the
+//!    window is linked or its session grouped, and the fields twice: escaped by tmux's `q:` (2.9 and
+//!    later) and plain (for 2.6–2.8, which print `q:` fields empty). A tmux that fails exits 13 (127
+//!    when it is missing); one that prints nothing (`access not allowed`) exits 14.
+//! 4. The tty must be the pane's, or, for a nested terminal (`script`, an editor's terminal, `sudo`'s
+//!    pty), an ancestor's within 32 levels that is in the foreground of the pane's tty; else exit 12.
+//! 5. Prints the escaped record; on tmux before 2.9, the plain fields instead, as the JS package's
+//!    command prints them. When the window is linked or grouped (and `q:` works), one more tmux
+//!    process lists the winlinks of the pane, so that the session can be named by a rule that does
+//!    not depend on which client was used last.
+//!
+//! `tmux` is the server's own binary (`/proc/<server pid>/exe`) when the plugin checked that the
+//! server of `$TMUX` runs it and the server's start time still matches, so a tmux upgraded under a
+//! running server still answers; else `tmux` from `PATH`.
 
 /// The two characters backslash and `t` that separate the tmux format fields. tmux prints them
 /// verbatim, so the command holds no raw whitespace.
 pub const FIELD_SEP: &str = "\\t";
 
-/// Starts the output of our own command, whose record has the session and window names escaped
-/// by tmux's `q:` modifier, so that a name holding `\t` (or a newline) cannot shift the fields.
-/// Output without it (an executor written for the JS package) is read as the JS package reads it.
-pub const ESCAPED_LINE_MARKER: &str = "dsh-tmux-context:q1";
+/// Starts our own command's record: the fields escaped by tmux's `q:` modifier (a name holding `\t`
+/// or a newline cannot shift or forge fields), then `#{automatic-rename}`. Output without it (an
+/// executor written for the JS package, or tmux before 2.9) is read as the JS package reads it.
+pub const ESCAPED_LINE_MARKER: &str = "dsh-tmux-context:q2";
 
-/// The eight tmux format fields, in query (and parse) order (the JS package's `session_name`,
-/// `window_index`, `window_name`, `pane_index`, `pane_id`, `window_active`, `pane_active`,
-/// `window_layout`), with free-text names (session and window) shell-quoted by tmux (`q:`): every
-/// backslash is doubled and no field can then hold the separator. The pane id is quoted too (`%`
-/// becomes `\%`): a tmux without `q:` prints it empty, which reads as no location.
-pub const TMUX_ESCAPED_FIELDS: [&str; 8] = [
-  "#{q:session_name}",
-  "#{window_index}",
-  "#{q:window_name}",
-  "#{pane_index}",
-  "#{q:pane_id}",
-  "#{window_active}",
-  "#{pane_active}",
-  "#{window_layout}",
+/// Starts each line of a winlink of the pane (linked windows, grouped sessions): the session id,
+/// the window index and whether it is the session's current window, and the session name, escaped.
+pub const WINLINK_LINE_MARKER: &str = "dsh-tmux-context:wl";
+
+/// Separates the escaped fields from the plain ones inside tmux's output (never printed).
+const PLAIN_MARKER: &str = "dsh-tmux-context:plain";
+
+/// The eight fields, in query (and parse) order: the JS package's `session_name`, `window_index`,
+/// `window_name`, `pane_index`, `pane_id`, `window_active`, `pane_active`, `window_layout`.
+pub const TMUX_FIELDS: [&str; 8] = [
+  "session_name",
+  "window_index",
+  "window_name",
+  "pane_index",
+  "pane_id",
+  "window_active",
+  "pane_active",
+  "window_layout",
 ];
 
-/// The POSIX `sh` query for process `pid`. It prints only when the process really lives in
-/// `$TMUX_PANE`: its controlling tty (from `/proc/<pid>/stat`, else `ps -o tty= -p <pid>`, as on
-/// BusyBox or macOS respectively) must equal the pane's `#{pane_tty}`. One `tmux display-message`
-/// prints the pane tty and the fields, so a query spawns `sh` and `tmux` (plus `ps` where `/proc`
-/// is missing). Output: the marker, then the 8 escaped fields, all joined by `\t`.
-pub fn build_command(pid: u32) -> String {
-  let escaped = TMUX_ESCAPED_FIELDS.join(FIELD_SEP);
-  [
-    "[ -n \"$TMUX_PANE\" ] || exit 1".to_string(),
-    "self_tty=".to_string(),
-    format!("if [ -r /proc/{pid}/stat ] && read -r stat < /proc/{pid}/stat; then"),
-    "  set -f; set -- ${stat##*') '}".to_string(),
-    "  tty_major=$(( ($5 >> 8) & 4095 )); tty_minor=$(( ($5 & 255) | (($5 >> 12) & 1048320) ))".to_string(),
-    "  if [ \"$tty_major\" -ge 136 ] && [ \"$tty_major\" -le 143 ]; then self_tty=pts/$(( (tty_major - 136) * 256 + tty_minor )); fi".to_string(),
-    "fi".to_string(),
-    format!("[ -n \"$self_tty\" ] || self_tty=$(ps -o tty= -p {pid} 2>/dev/null)"),
-    "self_tty=${self_tty#\"${self_tty%%[! ]*}\"}; self_tty=${self_tty%\"${self_tty##*[! ]}\"}".to_string(),
-    "[ -n \"$self_tty\" ] || exit 1".to_string(),
-    format!(
-      "out=$(tmux display-message -t \"$TMUX_PANE\" -p '#{{pane_tty}}{FIELD_SEP}{ESCAPED_LINE_MARKER}{FIELD_SEP}{escaped}') || exit 1"
-    ),
-    "pane_tty=${out%%'\\t'*}".to_string(),
-    "[ \"$pane_tty\" = \"/dev/$self_tty\" ] || exit 1".to_string(),
-    "printf '%s\\n' \"${out#*'\\t'}\"".to_string(),
-  ]
-  .join("\n")
+/// The free-text fields (and the pane id, so that a tmux without `q:` prints it empty), which the
+/// escaped record quotes with `q:`: every backslash doubled, so no field can hold the separator.
+const QUOTED: [&str; 3] = ["session_name", "window_name", "pane_id"];
+
+/// Exit status of the query when `$TMUX_PANE` is not set (not in tmux, or a `display-popup`).
+pub const EXIT_NOT_IN_TMUX: i64 = 10;
+/// Exit status when this process has no controlling tty (a `setsid` child).
+pub const EXIT_NO_TTY: i64 = 11;
+/// Exit status when neither this process's tty nor a foreground ancestor's is the pane's.
+pub const EXIT_NOT_THE_PANE: i64 = 12;
+/// Exit status when tmux failed (its message is on stderr).
+pub const EXIT_TMUX_FAILED: i64 = 13;
+/// Exit status when tmux printed nothing (`access not allowed`, a server too old for the client).
+pub const EXIT_TMUX_SILENT: i64 = 14;
+/// Exit status when `tmux` is not found.
+pub const EXIT_TMUX_MISSING: i64 = 127;
+
+/// The tmux server to query through, once checked (see `server.rs`): its pid and its start time
+/// (`/proc/<pid>/stat` field 22), which the command checks again before running its binary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerBinary {
+  pub pid: u32,
+  pub start_time: u64,
+}
+
+/// `#{name}`, or `#{q:name}` for the quoted fields when `escaped`.
+fn format_of(escaped: bool) -> String {
+  TMUX_FIELDS
+    .iter()
+    .map(|f| {
+      if escaped && QUOTED.contains(f) {
+        format!("#{{q:{f}}}")
+      } else {
+        format!("#{{{f}}}")
+      }
+    })
+    .collect::<Vec<_>>()
+    .join(FIELD_SEP)
+}
+
+/// The query for process `pid`, through `server`'s binary when given.
+pub fn build_command(pid: u32, server: Option<ServerBinary>) -> String {
+  let sep = FIELD_SEP;
+  let format = format!(
+    "#{{pane_tty}}{sep}#{{window_linked}}#{{session_grouped}}#{{q:pane_id}}{sep}{ESCAPED_LINE_MARKER}{sep}{escaped}{sep}#{{automatic-rename}}{sep}{PLAIN_MARKER}{sep}{plain}",
+    escaped = format_of(true),
+    plain = format_of(false),
+  );
+  let mut lines = vec![
+    format!("[ -n \"$TMUX_PANE\" ] || exit {EXIT_NOT_IN_TMUX}"),
+    // proc_stat <pid>: tty (`pts/N`, or empty), parent, pgrp and the tty's foreground group, from
+    // /proc/<pid>/stat without spawning a process; fails where /proc has no such file.
+    "proc_stat() {".into(),
+    "  tty= parent= pgrp= fg=".into(),
+    "  [ -r \"/proc/$1/stat\" ] && read -r stat < \"/proc/$1/stat\" || return 1".into(),
+    "  set -f; set -- ${stat##*') '}; set +f".into(),
+    "  parent=$2 pgrp=$3 fg=$6".into(),
+    "  major=$(( ($5 >> 8) & 4095 )); minor=$(( ($5 & 255) | (($5 >> 12) & 1048320) ))".into(),
+    "  if [ \"$major\" -ge 136 ] && [ \"$major\" -le 143 ]; then tty=pts/$(( (major - 136) * 256 + minor )); fi".into(),
+    "}".into(),
+    format!("if proc_stat {pid}; then self_tty=$tty; else self_tty=$(ps -o tty= -p {pid} 2>/dev/null); fi"),
+    "self_tty=${self_tty#\"${self_tty%%[! ]*}\"}; self_tty=${self_tty%\"${self_tty##*[! ]}\"}".into(),
+    format!("case $self_tty in ''|'?'|'??') exit {EXIT_NO_TTY};; esac"),
+  ];
+  if let Some(ServerBinary {
+    pid: server,
+    start_time,
+  }) = server
+  {
+    lines.extend([
+      format!("if [ -x /proc/{server}/exe ] && proc_stat {server}; then"),
+      "  set -f; set -- ${stat##*') '}; set +f".into(),
+      format!("  [ \"${{20}}\" = {start_time} ] && tmux() {{ /proc/{server}/exe \"$@\"; }}"),
+      "fi".into(),
+    ]);
+  }
+  lines.extend([
+    format!("out=$(tmux display-message -t \"$TMUX_PANE\" -p '{format}') || {{ [ $? = 127 ] && exit {EXIT_TMUX_MISSING}; exit {EXIT_TMUX_FAILED}; }}"),
+    format!("[ -n \"$out\" ] || exit {EXIT_TMUX_SILENT}"),
+    "pane_tty=${out%%'\\t'*}; rest=${out#*'\\t'}; links=${rest%%'\\t'*}; record=${rest#*'\\t'}".into(),
+    "if [ \"$pane_tty\" = \"/dev/$self_tty\" ]; then :; else".into(),
+    // A nested terminal: an ancestor holds the pane's tty, in the tty's foreground process group.
+    format!("  p={pid}; n=0; found="),
+    "  while [ $n -lt 32 ] && [ -z \"$found\" ]; do".into(),
+    "    if proc_stat \"$p\"; then :; else set -f; set -- $(ps -o ppid= -p \"$p\" 2>/dev/null); set +f; parent=$1; fi".into(),
+    "    p=$parent; [ -n \"$p\" ] && [ \"$p\" -gt 1 ] || break".into(),
+    "    if proc_stat \"$p\"; then :; else".into(),
+    "      set -f; set -- $(ps -o pgid=,tpgid=,tty= -p \"$p\" 2>/dev/null); set +f; pgrp=$1 fg=$2 tty=$3".into(),
+    "    fi".into(),
+    "    [ -n \"$tty\" ] && [ \"/dev/$tty\" = \"$pane_tty\" ] && [ \"$pgrp\" = \"$fg\" ] && found=1".into(),
+    "    n=$((n + 1))".into(),
+    "  done".into(),
+    format!("  [ -n \"$found\" ] || exit {EXIT_NOT_THE_PANE}"),
+    "fi".into(),
+    "case $links in".into(),
+    // tmux before 2.9 prints `#{q:pane_id}` empty: the plain fields, as the JS package reads them.
+    format!("  ??) printf '%s\\n' \"${{record#*'{sep}{PLAIN_MARKER}{sep}'}}\" ;;"),
+    format!("  *) printf '%s\\n' \"${{record%%'{sep}{PLAIN_MARKER}{sep}'*}}\""),
+    "    case $links in 00*) ;; *)".into(),
+    format!("      tmux list-panes -a -F '#{{pane_id}}{sep}#{{session_id}}{sep}#{{window_index}}{sep}#{{window_active}}{sep}#{{q:session_name}}' 2>/dev/null |"),
+    format!("        while IFS= read -r line; do case $line in \"$TMUX_PANE\"'{sep}'*) printf '{WINLINK_LINE_MARKER}{sep}%s\\n' \"${{line#*'{sep}'}}\" ;; esac; done"),
+    "    ;; esac ;;".into(),
+    "esac".into(),
+  ]);
+  lines.join("\n")
 }
 
 #[cfg(test)]
@@ -60,17 +163,82 @@ mod tests {
 
   #[test]
   fn command_keeps_the_contract_fragments() {
-    let c = build_command(4242);
-    for fragment in [
-      "[ -n \"$TMUX_PANE\" ]",
-      "ps -o tty= -p 4242",
-      "#{pane_tty}",
-      "[ \"$pane_tty\" = \"/dev/$self_tty\" ]",
-      "tmux display-message -t \"$TMUX_PANE\" -p",
+    for c in [
+      build_command(4242, None),
+      build_command(
+        4242,
+        Some(ServerBinary {
+          pid: 77,
+          start_time: 12345,
+        }),
+      ),
     ] {
-      assert!(c.contains(fragment), "{fragment}");
+      for fragment in [
+        "[ -n \"$TMUX_PANE\" ]",
+        "ps -o tty= -p 4242",
+        "#{pane_tty}",
+        "[ \"$pane_tty\" = \"/dev/$self_tty\" ]",
+        "tmux display-message -t \"$TMUX_PANE\" -p",
+      ] {
+        assert!(c.contains(fragment), "{fragment}");
+      }
+      assert!(!c.contains("| tr"));
     }
-    assert_eq!(c.matches("tmux ").count(), 1, "one tmux process");
-    assert!(!c.contains("| tr"));
+  }
+
+  #[test]
+  fn built_from_constants_and_numbers_only() {
+    let c = build_command(
+      4242,
+      Some(ServerBinary {
+        pid: 77,
+        start_time: 12345,
+      }),
+    );
+    assert!(c.contains("/proc/77/exe \"$@\""));
+    assert!(c.contains("= 12345 ]"));
+    assert!(
+      !build_command(4242, None).contains("/exe"),
+      "without a checked server, tmux comes from PATH"
+    );
+  }
+
+  /// Runs the command with `sh` where `tmux` is a stand-in script, for the shell logic itself.
+  fn run(command: &str, tmux: &str, env: &[(&str, &str)]) -> (i32, String) {
+    let dir = std::env::temp_dir().join(format!("dshtc-cmd-{}-{}", std::process::id(), rand_suffix()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stand_in = dir.join("tmux");
+    std::fs::write(&stand_in, format!("#!/bin/sh\n{tmux}\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:/usr/bin:/bin", dir.display());
+    let out = std::process::Command::new("/bin/sh")
+      .arg("-c")
+      .arg(command)
+      .env_clear()
+      .env("PATH", path)
+      .envs(env.iter().copied())
+      .output()
+      .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    (
+      out.status.code().unwrap_or(-1),
+      String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+  }
+
+  fn rand_suffix() -> u64 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().subsec_nanos() as u64
+  }
+
+  #[test]
+  fn exit_statuses_name_the_reason() {
+    let me = std::process::id();
+    let cmd = build_command(me, None);
+    assert_eq!(run(&cmd, "exit 0", &[]).0, EXIT_NOT_IN_TMUX as i32);
+    // This test process has no controlling tty under cargo test in CI (or one that is not a pane's).
+    let (code, _) = run(&cmd, "echo '/dev/pts/999\\t00\\%1\\tx'", &[("TMUX_PANE", "%1")]);
+    assert!([EXIT_NO_TTY as i32, EXIT_NOT_THE_PANE as i32].contains(&code), "{code}");
   }
 }

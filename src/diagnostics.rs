@@ -1,4 +1,9 @@
-//! What the plugin tells the host's logger (`ctx.logger`), word for word. Pure.
+//! What the plugin tells the host's logger (`ctx.logger`), word for word: the warnings the
+//! contract names, and, at debug level, why there is no reading. Pure.
+
+use crate::command::{
+  EXIT_NOT_IN_TMUX, EXIT_NOT_THE_PANE, EXIT_NO_TTY, EXIT_TMUX_FAILED, EXIT_TMUX_MISSING, EXIT_TMUX_SILENT,
+};
 
 /// The warning logged when the executor throws or rejects; `reason` is the error's message.
 pub fn query_failed_warning(reason: &str) -> String {
@@ -8,4 +13,101 @@ pub fn query_failed_warning(reason: &str) -> String {
 /// The warning logged when anything else inside the listener fails (a thrown JS error, a panic).
 pub fn listener_failed_warning(reason: &str) -> String {
   format!("tmux-context: pre-step failed: {reason}; passing the step through unchanged")
+}
+
+/// Why a first step got no reading (logged at debug level, once each time it changes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reason {
+  /// `$TMUX_PANE` is not set.
+  NotInTmux,
+  /// Neither `ctx.shell` nor `ctx.bash` is mounted.
+  NoExecutor,
+  /// This process has no controlling terminal.
+  NoTty,
+  /// Neither this process's terminal nor a foreground ancestor's is the pane's.
+  NotThePane,
+  /// tmux 3.3 and later refused this user (`server-access`).
+  AccessRefused,
+  /// tmux cannot connect to the socket of `$TMUX`: the server is gone, or a sandbox hides it.
+  CannotConnect(String),
+  /// `tmux` is not on the executor's `PATH`.
+  TmuxMissing,
+  /// tmux failed otherwise; its first line of error output.
+  TmuxFailed(String),
+  /// tmux did not answer in time; no query for `backoff_s` seconds.
+  TimedOut { timeout_ms: u64, backoff_s: u64 },
+  /// The output could not be read as a location.
+  Unreadable,
+  /// The query exited with another status (an executor of its own kind).
+  Exited(String),
+}
+
+impl Reason {
+  /// The reason of a finished query that gave no location: its exit status (`None`: killed by a
+  /// signal) and the first line of its error output.
+  pub fn of_exit(exit_code: Option<i64>, stderr: &str) -> Reason {
+    let line = stderr
+      .lines()
+      .map(str::trim)
+      .find(|l| !l.is_empty())
+      .unwrap_or("")
+      .to_string();
+    match exit_code {
+      Some(EXIT_NOT_IN_TMUX) => Reason::NotInTmux,
+      Some(EXIT_NO_TTY) => Reason::NoTty,
+      Some(EXIT_NOT_THE_PANE) => Reason::NotThePane,
+      Some(EXIT_TMUX_MISSING) => Reason::TmuxMissing,
+      Some(EXIT_TMUX_SILENT | EXIT_TMUX_FAILED) if line.contains("access not allowed") => Reason::AccessRefused,
+      Some(EXIT_TMUX_FAILED) if line.contains("error connecting to") || line.contains("no server running") => {
+        Reason::CannotConnect(line)
+      }
+      Some(EXIT_TMUX_SILENT | EXIT_TMUX_FAILED) => Reason::TmuxFailed(line),
+      Some(code) => Reason::Exited(format!("status {code}")),
+      None => Reason::Exited("no status (killed by a signal)".into()),
+    }
+  }
+
+  /// The debug line.
+  pub fn message(&self) -> String {
+    let why = match self {
+      Reason::NotInTmux => "not in tmux: $TMUX_PANE is not set (outside tmux, or in a display-popup, where tmux sets $TMUX only)".into(),
+      Reason::NoExecutor => "no executor: neither ctx.shell nor ctx.bash is mounted".into(),
+      Reason::NoTty => "this process has no controlling terminal (started with setsid?), so it cannot be matched to the pane of $TMUX_PANE".into(),
+      Reason::NotThePane => "this process's terminal is not the pane's, nor is an ancestor's in the pane's foreground: a terminal that inherited $TMUX_PANE from a tmux shell, a nested terminal run in the background, or setsid".into(),
+      Reason::AccessRefused => "tmux refused access to its server (tmux 3.3 and later allow only the server's owner by default); the owner can allow this user with `tmux server-access -a <user>`".into(),
+      Reason::CannotConnect(line) => format!("tmux cannot connect to its server ({line}): the server is gone, or the sandbox hides the tmux socket"),
+      Reason::TmuxMissing => "tmux is not on the executor's PATH".into(),
+      Reason::TmuxFailed(line) if line.is_empty() => "tmux failed without a message".into(),
+      Reason::TmuxFailed(line) => format!("tmux failed: {line}"),
+      Reason::TimedOut { timeout_ms, backoff_s } => format!("tmux did not answer within {timeout_ms} ms; not asking again for {backoff_s} s"),
+      Reason::Unreadable => "tmux's answer could not be read as a location".into(),
+      Reason::Exited(status) => format!("the query ended with {status}"),
+    };
+    format!("tmux-context: no location this turn: {why}")
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn exit_statuses_and_tmux_messages_name_the_reason() {
+    assert_eq!(Reason::of_exit(Some(10), ""), Reason::NotInTmux);
+    assert_eq!(Reason::of_exit(Some(11), ""), Reason::NoTty);
+    assert_eq!(Reason::of_exit(Some(12), ""), Reason::NotThePane);
+    assert_eq!(Reason::of_exit(Some(127), ""), Reason::TmuxMissing);
+    assert_eq!(Reason::of_exit(Some(14), "access not allowed\n"), Reason::AccessRefused);
+    let hidden = "error connecting to /tmp/tmux-1000/default (No such file or directory)";
+    assert_eq!(Reason::of_exit(Some(13), hidden), Reason::CannotConnect(hidden.into()));
+    assert!(Reason::of_exit(Some(13), hidden)
+      .message()
+      .contains("the sandbox hides the tmux socket"));
+    assert_eq!(
+      Reason::of_exit(Some(14), "server version is too old for client"),
+      Reason::TmuxFailed("server version is too old for client".into())
+    );
+    assert_eq!(Reason::of_exit(Some(1), ""), Reason::Exited("status 1".into()));
+    assert!(Reason::AccessRefused.message().contains("tmux server-access -a <user>"));
+  }
 }

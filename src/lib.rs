@@ -2,8 +2,9 @@
 //! model where its agent process runs in tmux.
 //!
 //! The pure core, with no Node-API in it: [`config`] (what the config accepts), [`command`] (the
-//! tmux query), [`parse`] (its output), [`render`] (the reading), [`schedule`] (whether one is
-//! due), [`diagnostics`] (what is logged). The Node-API edge: `plugin` (`apply`), `listener` (the
+//! tmux query), [`server`] (which tmux binary may answer it), [`parse`] (its output), [`layout`]
+//! (a layout's pane tree), [`render`] (the reading), [`schedule`] (whether one is due, and the
+//! backoff after a stuck tmux), [`diagnostics`] (what is logged). The Node-API edge: `plugin` (`apply`), `listener` (the
 //! pre-step flow), `pending` (calls in flight and their settling), `session_index` (the newest
 //! reading per session), `message` (the reading as a message), over napi-rs's typed API and the
 //! few extensions of it in `napi_ext`.
@@ -11,9 +12,11 @@
 pub mod command;
 pub mod config;
 pub mod diagnostics;
+pub mod layout;
 pub mod parse;
 pub mod render;
 pub mod schedule;
+pub mod server;
 
 mod listener;
 mod message;

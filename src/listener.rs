@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use napi::bindgen_prelude::{Env, JsObjectValue, Object, Unknown};
 use napi::JsValue;
 
-use crate::diagnostics;
+use crate::diagnostics::{self, Reason};
 use crate::message::enter_with_reading;
 use crate::napi_ext::{
   object_of, resolved, take_exception, Caught, Deferred, Failure, Held, JsResult, ToJs, UnknownExt,
@@ -161,6 +161,7 @@ pub fn after_next<'env>(
     return Ok(Outcome::Pass);
   }
   let Some(shell) = plugin.executor(env)? else {
+    plugin.no_reading(env, Reason::NoExecutor);
     return Ok(Outcome::Pass);
   };
   let agent = pre
@@ -214,7 +215,11 @@ fn query<'env>(
     Some(signal) => signal.get(env)?,
     None => ().to_js(env)?,
   };
-  let parts = plugin.request_parts.get(env)?;
+  if plugin.backoff.borrow().holds(Instant::now()) {
+    // A stuck tmux is given time (the reason was logged when it timed out).
+    return Ok(Outcome::Pass);
+  }
+  let parts = plugin.request_parts(env)?;
   let request = object_of(
     env,
     &[
@@ -264,24 +269,63 @@ fn query<'env>(
 /// Contract steps 6 (result) to 8: exit code, parse, compare, the new decision.
 pub fn on_query_result<'env>(
   env: &'env Env,
+  plugin: &Plugin,
   result: Unknown<'env>,
   decision: Unknown<'env>,
   previous: PreviousReading,
   turn: &str,
 ) -> JsResult<Outcome<'env>> {
-  if result.get_loose(env, c"exitCode")?.as_number() != Some(0.0) {
+  let exit_code = result.get_loose(env, c"exitCode")?.as_number();
+  if exit_code != Some(0.0) {
+    no_location(env, plugin, result, exit_code);
     return Ok(Outcome::Pass);
   }
+  plugin.backoff.borrow_mut().finished();
   let stdout = result.get_loose(env, c"stdout")?.get_loose(env, c"text")?;
   let stdout = stdout
     .as_string()
     .ok_or_else(|| Failure::new("executor stdout.text is not a string"))?;
-  let Some(location) = parse_output(&stdout) else {
+  let Some(answer) = parse_output(&stdout) else {
+    plugin.no_reading(env, Reason::Unreadable);
     return Ok(Outcome::Pass);
   };
+  plugin.located();
   let previous = previous.read(env)?;
-  match decide_injection(&location, previous.as_ref(), turn) {
+  match decide_injection(&answer, previous.as_ref(), turn) {
     Injection::Unchanged => Ok(Outcome::Pass),
     Injection::Inject(text) => Ok(Outcome::Value(enter_with_reading(env, decision, &text)?.to_unknown())),
   }
+}
+
+/// The query ended without a location (exit status `exit_code`, `None` for no number): why, at
+/// debug level; a time-out also starts the backoff. Nothing here fails the step.
+fn no_location(env: &Env, plugin: &Plugin, result: Unknown, exit_code: Option<f64>) {
+  if result.get_loose(env, c"timedOut").is_ok_and(|t| t.truthy(env)) {
+    timed_out(env, plugin);
+    return;
+  }
+  plugin.backoff.borrow_mut().finished();
+  let stderr = result
+    .get_loose(env, c"stderr")
+    .and_then(|s| s.get_loose(env, c"text"))
+    .ok()
+    .and_then(|t| t.as_string())
+    .unwrap_or_default();
+  plugin.no_reading(
+    env,
+    Reason::of_exit(exit_code.filter(|c| c.fract() == 0.0).map(|c| c as i64), &stderr),
+  );
+}
+
+/// tmux did not answer within the bound (the executor's time-out, or our own timer): no query for
+/// the backoff's pause, and the reason at debug level.
+pub fn timed_out(env: &Env, plugin: &Plugin) {
+  let pause = plugin.backoff.borrow_mut().timed_out(Instant::now());
+  plugin.no_reading(
+    env,
+    Reason::TimedOut {
+      timeout_ms: plugin.config.query_timeout_ms,
+      backoff_s: pause.as_secs(),
+    },
+  );
 }

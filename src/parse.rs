@@ -1,7 +1,8 @@
-//! Reading the executor's stdout back into a [`Location`]: our own escaped record, or any other
-//! output exactly as the JS package reads it. Pure; linear in the output's length.
+//! Reading the executor's stdout back into an [`Answer`]: our own escaped record (and the
+//! winlinks of the pane, when its window is linked or its session grouped), or any other output
+//! exactly as the JS package reads it. Pure; linear in the output's length.
 
-use crate::command::{ESCAPED_LINE_MARKER, FIELD_SEP};
+use crate::command::{ESCAPED_LINE_MARKER, FIELD_SEP, WINLINK_LINE_MARKER};
 
 /// One reading of where this process runs, as tmux prints the fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,6 +15,49 @@ pub struct Location {
   pub window_active: String,
   pub pane_active: String,
   pub window_layout: String,
+}
+
+/// One session's link to the pane's window: which session, at which index, and whether it is
+/// that session's current window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Winlink {
+  /// `#{session_id}` without its `$`.
+  pub session_id: u64,
+  pub session_name: String,
+  pub window_index: String,
+  pub window_active: String,
+}
+
+/// What the query answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+  /// The location as `display-message -t $TMUX_PANE` names it: through the session of the
+  /// group (or of the links) a client used last.
+  pub location: Location,
+  /// Whether tmux renames the window after its active pane's command (`automatic-rename`); `false`
+  /// when unknown (output in the JS package's shape).
+  pub automatic_rename: bool,
+  /// Every session's link to the window, when it has more than one (linked window, grouped
+  /// session); empty otherwise.
+  pub winlinks: Vec<Winlink>,
+}
+
+impl Answer {
+  /// The location named by a rule that does not depend on client activity: among the sessions
+  /// that hold the window, the one with the lowest id (the one created first: the group's original
+  /// session, the window's own session); its window index and whether the window is its current
+  /// one. Without winlinks, the location as tmux printed it.
+  pub fn location(&self) -> Location {
+    match self.winlinks.iter().min_by_key(|w| w.session_id) {
+      Some(first) => Location {
+        session_name: first.session_name.clone(),
+        window_index: first.window_index.clone(),
+        window_active: first.window_active.clone(),
+        ..self.location.clone()
+      },
+      None => self.location.clone(),
+    }
+  }
 }
 
 fn location_from_parts<S: Into<String>>(parts: Vec<S>) -> Option<Location> {
@@ -47,48 +91,78 @@ fn parse_plain_line(line: &str) -> Option<Location> {
   location_from_parts(parts)
 }
 
-/// Splits a line escaped by tmux's `q:` modifier: an unescaped `\t` separates fields, `\x` stands for
-/// `x`. One pass, linear in the line's length.
-fn split_escaped_line(line: &str) -> Option<Vec<String>> {
+/// Splits text escaped by tmux's `q:` modifier into exactly `count` fields: an unescaped `\t`
+/// separates fields, `\x` stands for `x`. Ends at the end of the text or at a newline after the
+/// last field; a newline inside an earlier field (a name holding one: `q:` leaves it raw) makes it
+/// malformed. Returns the fields and the text after that newline. One pass, linear.
+fn split_escaped(text: &str, count: usize) -> Option<(Vec<String>, &str)> {
   let mut fields = vec![String::new()];
-  let mut chars = line.chars();
-  while let Some(c) = chars.next() {
-    let field = fields.last_mut()?;
+  let mut chars = text.char_indices();
+  while let Some((at, c)) = chars.next() {
     match c {
       '\\' => match chars.next() {
-        Some('t') => {
-          if fields.len() == 8 {
+        Some((_, 't')) => {
+          if fields.len() == count {
             return None;
           }
           fields.push(String::new());
         }
-        Some(other) => field.push(other),
-        None => field.push('\\'),
+        Some((_, other)) => fields.last_mut()?.push(other),
+        None => fields.last_mut()?.push('\\'),
       },
-      other => field.push(other),
+      '\n' if fields.len() == count => return Some((fields, &text[at + 1..])),
+      '\n' => return None,
+      other => fields.last_mut()?.push(other),
     }
   }
-  Some(fields)
+  (fields.len() == count).then_some((fields, ""))
+}
+
+/// One winlink line: `<marker>\t$<id>\t<index>\t<active>\t<q:session_name>`.
+fn parse_winlink(line: &str) -> Option<Winlink> {
+  let rest = line.strip_prefix(WINLINK_LINE_MARKER)?.strip_prefix(FIELD_SEP)?;
+  let (fields, after) = split_escaped(rest, 4)?;
+  let [id, window_index, window_active, session_name]: [String; 4] = fields.try_into().ok()?;
+  let session_id = id.strip_prefix('$')?.parse().ok()?;
+  (after.is_empty()).then_some(Winlink {
+    session_id,
+    session_name,
+    window_index,
+    window_active,
+  })
 }
 
 /// Parses the executor's stdout. Our own command's output (it starts with the marker) is read as
-/// one escaped record: an unescaped `\t` separates fields, `\x` stands for `x`; a field holding a
-/// newline makes it malformed, since a reading keeps to three lines. Any other output is read
-/// exactly as the JS package reads it: its first line split on `\t`, exactly 8 parts, non-empty
-/// pane id.
-pub fn parse_output(stdout: &str) -> Option<Location> {
-  if let Some(record) = stdout
+/// one escaped record, then its winlink lines; a name holding a newline makes it malformed, since
+/// a reading keeps to three lines, and winlink lines that do not all read are left out (the
+/// location is then the one tmux printed). Any other output is read exactly as the JS package
+/// reads it: its first line split on `\t`, exactly 8 parts, non-empty pane id.
+pub fn parse_output(stdout: &str) -> Option<Answer> {
+  let Some(record) = stdout
     .strip_prefix(ESCAPED_LINE_MARKER)
     .and_then(|r| r.strip_prefix(FIELD_SEP))
-  {
-    let record = record.strip_suffix('\n').unwrap_or(record);
-    let fields = split_escaped_line(record)?;
-    if fields.iter().any(|f| f.contains('\n')) {
-      return None;
-    }
-    return location_from_parts(fields);
-  }
-  parse_plain_line(stdout.split('\n').next().unwrap_or(""))
+  else {
+    let location = parse_plain_line(stdout.split('\n').next().unwrap_or(""))?;
+    return Some(Answer {
+      location,
+      automatic_rename: false,
+      winlinks: Vec::new(),
+    });
+  };
+  let (mut fields, rest) = split_escaped(record, 9)?;
+  let automatic_rename = fields.pop()? == "1";
+  let location = location_from_parts(fields)?;
+  let lines: Vec<&str> = rest.lines().collect();
+  let winlinks = lines
+    .iter()
+    .map(|line| parse_winlink(line))
+    .collect::<Option<Vec<_>>>()
+    .unwrap_or_default();
+  Some(Answer {
+    location,
+    automatic_rename,
+    winlinks,
+  })
 }
 
 #[cfg(test)]
@@ -144,37 +218,90 @@ pub(crate) mod tests {
       pane_id: tmux_q(&l.pane_id),
       ..l.clone()
     };
-    format!("{}\\t{}\n", ESCAPED_LINE_MARKER, plain_line(&escaped))
+    format!("{}\\t{}\\t0\n", ESCAPED_LINE_MARKER, plain_line(&escaped))
+  }
+
+  /// The location our parse reads from `out`, after the winlink rule.
+  fn read(out: &str) -> Option<Location> {
+    parse_output(out).map(|answer| answer.location())
+  }
+
+  fn winlink_line(id: u64, index: &str, active: &str, name: &str) -> String {
+    format!(
+      "{WINLINK_LINE_MARKER}\\t${id}\\t{index}\\t{active}\\t{}\n",
+      tmux_q(name)
+    )
+  }
+
+  #[test]
+  fn reads_automatic_rename() {
+    let l = loc("s", "w");
+    let on = our_output(&l).replace("\\t0\n", "\\t1\n");
+    assert!(parse_output(&on).unwrap().automatic_rename);
+    assert!(!parse_output(&our_output(&l)).unwrap().automatic_rename);
+    assert!(
+      !parse_output(&plain_line(&l)).unwrap().automatic_rename,
+      "unknown in the JS shape"
+    );
+  }
+
+  #[test]
+  fn a_linked_or_grouped_window_is_named_by_its_lowest_session_id() {
+    let l = loc("view", "w");
+    let out = format!(
+      "{}{}{}",
+      our_output(&l),
+      winlink_line(3, "0", "1", "view"),
+      winlink_line(0, "4", "0", "main \\ \"x\"")
+    );
+    let read = read(&out).unwrap();
+    assert_eq!(read.session_name, "main \\ \"x\"");
+    assert_eq!(read.window_index, "4");
+    assert_eq!(read.window_active, "0");
+    assert_eq!(read.window_name, "w");
+  }
+
+  #[test]
+  fn winlinks_that_do_not_all_read_are_left_out() {
+    let l = loc("view", "w");
+    for bad in [
+      "dsh-tmux-context:wl\\t0\\t1\\t1\\tmain\n",
+      "garbage\n",
+      "dsh-tmux-context:wl\\t$x\\t1\\t1\\tmain\n",
+    ] {
+      let out = format!("{}{}{bad}", our_output(&l), winlink_line(0, "4", "0", "main"));
+      assert_eq!(read(&out).unwrap().session_name, "view", "{bad}");
+    }
   }
 
   #[test]
   fn parses_a_plain_line_like_the_js_package() {
     let l = loc("s", "w");
-    assert_eq!(parse_output(&plain_line(&l)), Some(l.clone()));
-    assert_eq!(parse_output(&format!("{}\ntrailing", plain_line(&l))), Some(l));
+    assert_eq!(read(&plain_line(&l)), Some(l.clone()));
+    assert_eq!(read(&format!("{}\ntrailing", plain_line(&l))), Some(l));
   }
 
   #[test]
   fn rejects_wrong_counts_and_empty_pane_id() {
-    assert_eq!(parse_output(""), None);
-    assert_eq!(parse_output("a\\tb"), None);
-    assert_eq!(parse_output("1\\t2\\t3\\t4\\t5\\t6\\t7\\t8\\t9"), None);
-    assert_eq!(parse_output("1\\t2\\t3\\t4\\t\\t6\\t7\\t8"), None);
-    assert!(parse_output("1\\t2\\t3\\t4\\t5\\t6\\t7\\t8").is_some());
+    assert_eq!(read(""), None);
+    assert_eq!(read("a\\tb"), None);
+    assert_eq!(read("1\\t2\\t3\\t4\\t5\\t6\\t7\\t8\\t9"), None);
+    assert_eq!(read("1\\t2\\t3\\t4\\t\\t6\\t7\\t8"), None);
+    assert!(read("1\\t2\\t3\\t4\\t5\\t6\\t7\\t8").is_some());
   }
 
   #[test]
   fn names_holding_backslash_t_read_from_the_escaped_line() {
     let l = loc("my sess\\\\tx", "tab\\there \\\\ \"q\" é 😀");
-    assert_eq!(parse_output(&plain_line(&l)), None, "the JS parse cannot split it");
-    assert_eq!(parse_output(&our_output(&l)), Some(l));
+    assert_eq!(read(&plain_line(&l)), None, "the JS parse cannot split it");
+    assert_eq!(read(&our_output(&l)), Some(l));
   }
 
   #[test]
   fn escaped_record_needs_its_marker_first() {
     let l = loc("s", "w");
     assert_eq!(
-      parse_output(&format!("x\\ty\n{}", our_output(&l))),
+      read(&format!("x\\ty\n{}", our_output(&l))),
       None,
       "a marker after the first line is not ours"
     );
@@ -185,30 +312,27 @@ pub(crate) mod tests {
     // A window name holding a newline and a fake record: tmux's q: leaves the newline raw.
     let forged = format!("x\n{ESCAPED_LINE_MARKER}\\tSPOOF\\t9\\tspoof");
     let l = loc("real", &forged);
-    assert_eq!(parse_output(&our_output(&l)), None);
+    assert_eq!(read(&our_output(&l)), None);
     let l = loc("real\nsession", "w");
-    assert_eq!(parse_output(&our_output(&l)), None);
+    assert_eq!(read(&our_output(&l)), None);
   }
 
   #[test]
   fn a_tmux_without_q_reads_as_no_location() {
     // Unknown modifiers expand to nothing: every quoted field is empty, the pane id among them.
     let out = format!("{ESCAPED_LINE_MARKER}\\t\\t1\\t\\t0\\t\\t1\\t1\\tb25f,80x24,0,0,3\n");
-    assert_eq!(parse_output(&out), None);
+    assert_eq!(read(&out), None);
   }
 
   #[test]
   fn a_megabyte_line_parses_in_linear_time() {
     let big = "x".repeat(1 << 20);
     let l = loc(&big, &big);
-    assert_eq!(parse_output(&our_output(&l)), Some(l));
+    assert_eq!(read(&our_output(&l)), Some(l));
     let seps = "\\t".repeat(1 << 19);
-    assert_eq!(parse_output(&seps), None);
-    assert_eq!(parse_output(&format!("{ESCAPED_LINE_MARKER}\\t{seps}")), None);
-    assert_eq!(
-      parse_output(&format!("{ESCAPED_LINE_MARKER}\\t{}", "\\".repeat(1 << 20))),
-      None
-    );
+    assert_eq!(read(&seps), None);
+    assert_eq!(read(&format!("{ESCAPED_LINE_MARKER}\\t{seps}")), None);
+    assert_eq!(read(&format!("{ESCAPED_LINE_MARKER}\\t{}", "\\".repeat(1 << 20))), None);
   }
 
   pub fn field() -> impl Strategy<Value = String> {
@@ -252,7 +376,7 @@ pub(crate) mod tests {
     #[test]
     fn parse_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
       let text = String::from_utf8_lossy(&bytes);
-      let _ = parse_output(&text);
+      let _ = read(&text);
     }
 
     #[test]
@@ -261,18 +385,18 @@ pub(crate) mod tests {
       if let Some(second) = second {
         text = format!("{ESCAPED_LINE_MARKER}\\t{}\n{text}", second.join("\\t"));
       }
-      let _ = parse_output(&text);
+      let _ = read(&text);
     }
 
     #[test]
     fn our_output_round_trips_any_location(l in location()) {
-      prop_assert_eq!(parse_output(&our_output(&l)), Some(l));
+      prop_assert_eq!(read(&our_output(&l)), Some(l));
     }
 
     #[test]
     fn names_with_newlines_never_read(l in location(), at in 0usize..2) {
       let l = if at == 0 { Location { session_name: format!("{}\n", l.session_name), ..l } } else { Location { window_name: format!("a\n{}", l.window_name), ..l } };
-      prop_assert_eq!(parse_output(&our_output(&l)), None);
+      prop_assert_eq!(read(&our_output(&l)), None);
     }
 
     #[test]
@@ -284,7 +408,7 @@ pub(crate) mod tests {
       let expected = if js.len() == 8 && !js[4].is_empty() { location_from_parts(js) } else { None };
       // Without our marker first, ours must agree exactly.
       prop_assume!(!line.starts_with(ESCAPED_LINE_MARKER));
-      prop_assert_eq!(parse_output(&line), expected);
+      prop_assert_eq!(read(&line), expected);
     }
   }
 }

@@ -242,7 +242,7 @@ fn query_result(env: &Env, plugin: Option<Rc<Plugin>>, slots: &Slots, id: Unknow
     let turn = std::mem::take(&mut query.turn);
     query.settle(env, |env, decision| match &plugin {
       Some(plugin) => listener::contain(env, plugin, decision, |env| {
-        listener::on_query_result(env, result, decision, previous, &turn)
+        listener::on_query_result(env, plugin, result, decision, previous, &turn)
       }),
       None => decision,
     });
@@ -277,7 +277,12 @@ fn sweep(env: &Env, plugin: Option<Rc<Plugin>>, slots: &Slots) {
     .collect();
   for id in expired {
     if let Some(Slot::Query(query)) = slots.remove(id) {
-      query.settle(env, |_, decision| decision);
+      query.settle(env, |env, decision| {
+        if let Some(plugin) = &plugin {
+          listener::timed_out(env, plugin);
+        }
+        decision
+      });
     }
   }
   let next = slots

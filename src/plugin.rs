@@ -3,17 +3,21 @@
 //! prepended `agent/pre-step` listener on `ctx`. Also the plugin's ways to the host: its logger and
 //! its executor service.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
+use std::time::Instant;
 
 use napi::bindgen_prelude::{Env, FunctionCallContext, Result as NapiResult, Status, Unknown};
 use napi::JsValue;
 
 use crate::command::build_command;
 use crate::config::{self, Config, RawValue};
+use crate::diagnostics::Reason;
 use crate::listener;
 use crate::napi_ext::{js_str, js_string, object_of, Caught, Held, JsResult, Returned, ToJs, UnknownExt};
 use crate::pending::Pending;
+use crate::schedule::Backoff;
+use crate::server::{checked_server, own_uid};
 
 /// One applied plugin, shared by its listener and its continuations.
 pub struct Plugin {
@@ -22,8 +26,13 @@ pub struct Plugin {
   /// context is disposed, and the listener owns this.
   pub ctx: Held,
   pub config: Config,
-  /// `{ command, timeoutMs }`: the query's values, made once.
-  pub request_parts: Held,
+  /// `{ command, timeoutMs }`: the query's values, made at the first query (the command names the
+  /// tmux server's binary once it is checked).
+  request_parts: OnceCell<Held>,
+  /// No query while a stuck tmux is given time.
+  pub backoff: RefCell<Backoff<Instant>>,
+  /// Why the last first step got no reading, as logged (`None` after a reading or an unchanged one).
+  last_reason: RefCell<Option<Reason>>,
   /// `ctx.get` (a function bound to the context's reflect service), read once: reading it through
   /// the context proxy each turn costs an accessor call and an `Error` with its stack.
   ctx_get: RefCell<Option<Held>>,
@@ -44,17 +53,12 @@ pub fn apply(cx: FunctionCallContext) -> NapiResult<Returned> {
       return Err(napi::Error::new(Status::PendingException, message));
     }
   };
-  let request_parts = object_of(
-    env,
-    &[
-      (c"command", js_str(env, &build_command(std::process::id()))?),
-      (c"timeoutMs", (config.query_timeout_ms as f64).to_js(env)?),
-    ],
-  )?;
   let plugin = Rc::new(Plugin {
     ctx: Held::new(env, ctx)?,
     config,
-    request_parts: Held::new(env, request_parts.to_unknown())?,
+    request_parts: OnceCell::new(),
+    backoff: RefCell::default(),
+    last_reason: RefCell::new(None),
     ctx_get: RefCell::new(None),
     pending: Pending::default(),
   });
@@ -128,12 +132,51 @@ fn read_config(env: &Env, config: Unknown) -> JsResult<Result<Config, String>> {
 impl Plugin {
   /// `ctx.logger.warn(message)`; a logger that throws is ignored.
   pub fn warn(&self, env: &Env, message: &str) {
+    self.log(env, c"warn", message);
+  }
+
+  /// `ctx.logger[level](message)`; a logger that throws is ignored.
+  fn log(&self, env: &Env, level: &std::ffi::CStr, message: &str) {
     let _ = (|| -> JsResult<()> {
       let logger = self.ctx.get(env)?.get_loose(env, c"logger")?;
-      let warn = logger.get_loose(env, c"warn")?;
-      warn.call_with(env, logger, vec![js_str(env, message)?])?;
+      let log = logger.get_loose(env, level)?;
+      log.call_with(env, logger, vec![js_str(env, message)?])?;
       Ok(())
     })();
+  }
+
+  /// Why this first step gets no reading, at debug level, once each time the reason changes.
+  pub fn no_reading(&self, env: &Env, reason: Reason) {
+    if self.last_reason.borrow().as_ref() == Some(&reason) {
+      return;
+    }
+    self.log(env, c"debug", &reason.message());
+    *self.last_reason.borrow_mut() = Some(reason);
+  }
+
+  /// The query found the location (a reading, or an unchanged one): the next reason is news.
+  pub fn located(&self) {
+    self.last_reason.borrow_mut().take();
+  }
+
+  /// `{ command, timeoutMs }`, made at the first query: the command for this process, through the
+  /// binary of the tmux server of `$TMUX` when it is checked (`server.rs`).
+  pub fn request_parts<'env>(&self, env: &'env Env) -> JsResult<Unknown<'env>> {
+    if let Some(parts) = self.request_parts.get() {
+      return parts.get(env);
+    }
+    let server = std::env::var("TMUX")
+      .ok()
+      .and_then(|tmux| checked_server(&tmux, std::path::Path::new("/proc"), own_uid()?));
+    let parts = object_of(
+      env,
+      &[
+        (c"command", js_str(env, &build_command(std::process::id(), server))?),
+        (c"timeoutMs", (self.config.query_timeout_ms as f64).to_js(env)?),
+      ],
+    )?;
+    let _ = self.request_parts.set(Held::new(env, parts.to_unknown())?);
+    Ok(parts.to_unknown())
   }
 
   /// `ctx.get('shell')`, else `ctx.get('bash')` (the 0.0.x harness's executor); `None` when neither

@@ -39,6 +39,36 @@ pub fn state_of_text(text: &str) -> &str {
   text.split_once('\n').map_or("", |(_, state)| state)
 }
 
+/// The location a state (the last two lines of a reading, as [`render_state`] writes them) names,
+/// read back; `None` for text that [`render_state`] does not write. A state reads back in one way
+/// only: the window name is JSON-quoted, so a session name cannot imitate the fields after it.
+pub fn parse_state(state: &str) -> Option<Location> {
+  let (first, second) = state.split_once('\n')?;
+  let rest = second.strip_prefix("window active=")?;
+  let (window_active, rest) = rest.split_once(", pane active=")?;
+  let (pane_active, window_layout) = rest.split_once(", layout ")?;
+  let first = first.strip_prefix("session ")?;
+  first.match_indices(", window ").find_map(|(at, sep)| {
+    let rest = &first[at + sep.len()..];
+    let (window_index, rest) = rest.split_once(' ')?;
+    let mut quoted = serde_json::Deserializer::from_str(rest).into_iter::<String>();
+    let window_name = quoted.next()?.ok()?;
+    let rest = rest[quoted.byte_offset()..].strip_prefix(", pane ")?;
+    let (pane_index, pane_id) = rest.split_once(' ')?;
+    let plain = |s: &str| !s.is_empty() && !s.contains(' ');
+    (plain(window_index) && plain(pane_index) && plain(pane_id)).then(|| Location {
+      session_name: first[..at].to_string(),
+      window_index: window_index.to_string(),
+      window_name,
+      pane_index: pane_index.to_string(),
+      pane_id: pane_id.to_string(),
+      window_active: window_active.to_string(),
+      pane_active: pane_active.to_string(),
+      window_layout: window_layout.to_string(),
+    })
+  })
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;
@@ -53,6 +83,17 @@ mod tests {
       render_reading("2", &state),
       "tmux location (turn 2):\nsession main, window 1 \"editor \\\"x\\\"\", pane 0 %3\nwindow active=1, pane active=1, layout b25f,80x24,0,0,3"
     );
+  }
+
+  #[test]
+  fn a_session_name_cannot_imitate_the_fields_after_it() {
+    let l = loc("s, window 1 \"x\", pane 0 %3", "w, window 2 \"y\"");
+    assert_eq!(parse_state(&render_state(&l)), Some(l));
+    assert_eq!(
+      parse_state("session s, window 1 \"w\", pane 0 %3\nwindow active=1"),
+      None
+    );
+    assert_eq!(parse_state("not a state"), None);
   }
 
   #[test]
@@ -86,6 +127,12 @@ mod tests {
     #[test]
     fn json_quote_matches_ecmascript(s in any::<String>()) {
       prop_assert_eq!(json_quote(&s), js_quote(&s));
+    }
+
+    #[test]
+    fn a_state_reads_back_as_its_location(l in location()) {
+      let l = Location { window_index: l.window_index.replace(' ', "_"), pane_index: l.pane_index.replace(' ', "_"), ..l };
+      prop_assert_eq!(parse_state(&render_state(&l)), Some(l));
     }
 
     #[test]

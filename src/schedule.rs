@@ -1,8 +1,9 @@
 //! Whether an injection is due: the refresh floor, change suppression against the newest durable
 //! reading, and which session events a pre-step must read to know that reading. Pure.
 
-use crate::parse::Location;
-use crate::render::{render_reading, render_state};
+use crate::layout::pane_tree;
+use crate::parse::{Answer, Location};
+use crate::render::{parse_state, render_reading, render_state};
 
 /// The newest reading found in a session's durable events.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,13 +32,42 @@ pub enum Injection {
   Inject(String),
 }
 
-/// Whether `location` is news against `previous`, and the reading to inject if it is.
-pub fn decide_injection(location: &Location, previous: Option<&Previous>, turn: &str) -> Injection {
-  let state = render_state(location);
+/// Whether `answer` is news against `previous`, and the reading to inject if it is. The same state
+/// text is no news, as in the JS package; beyond it, neither is a state that names the same place
+/// ([`same_place`]).
+pub fn decide_injection(answer: &Answer, previous: Option<&Previous>, turn: &str) -> Injection {
+  let location = answer.location();
+  let state = render_state(&location);
   match previous {
     Some(previous) if previous.state == state => Injection::Unchanged,
+    Some(previous)
+      if parse_state(&previous.state).is_some_and(|p| same_place(&p, &location, answer.automatic_rename)) =>
+    {
+      Injection::Unchanged
+    }
     _ => Injection::Inject(render_reading(turn, &state)),
   }
+}
+
+/// Whether two locations are the same place of the agent, ignoring what the agent did not cause:
+/// a layout change that only changes sizes (a client of another size used last, a terminal
+/// resized: the pane tree and its split directions are compared), and the window's name while
+/// tmux renames it after its active pane's command (`automatic_rename`; a manual rename turns that
+/// off, so it still counts). Which client was used last never shows here: a linked or grouped
+/// window is named by its session with the lowest id ([`Answer::location`]).
+pub fn same_place(before: &Location, now: &Location, automatic_rename: bool) -> bool {
+  let layout = match (pane_tree(&before.window_layout), pane_tree(&now.window_layout)) {
+    (Some(before), Some(now)) => before == now,
+    _ => before.window_layout == now.window_layout,
+  };
+  layout
+    && (automatic_rename || before.window_name == now.window_name)
+    && before.session_name == now.session_name
+    && before.window_index == now.window_index
+    && before.pane_index == now.pane_index
+    && before.pane_id == now.pane_id
+    && before.window_active == now.window_active
+    && before.pane_active == now.pane_active
 }
 
 /// The per-session index of this plugin's readings, derived from the durable events and extended
@@ -122,18 +152,88 @@ mod tests {
     assert!(!within_refresh_interval(Some(100.0), None, 1_000.0));
   }
 
+  fn answer(location: Location, automatic_rename: bool) -> Answer {
+    Answer {
+      location,
+      automatic_rename,
+      winlinks: Vec::new(),
+    }
+  }
+
+  fn injects(l: &Location, before: &Location, automatic_rename: bool) -> bool {
+    let prev = Previous {
+      state: render_state(before),
+      time: 0.0,
+    };
+    let decided = decide_injection(&answer(l.clone(), automatic_rename), Some(&prev), "3");
+    matches!(decided, Injection::Inject(t) if t.starts_with("tmux location (turn 3):\n"))
+  }
+
   #[test]
   fn suppresses_unchanged_state() {
     let l = loc("s", "w");
-    let prev = Previous {
-      state: render_state(&l),
-      time: 0.0,
+    assert!(!injects(&l, &l, false));
+    assert!(injects(&loc("s", "w2"), &l, false));
+    assert!(injects(&loc("t", "w"), &l, true), "another session");
+  }
+
+  #[test]
+  fn sizes_alone_and_automatic_names_are_not_news() {
+    let before = Location {
+      window_layout: "9c63,160x49,0,0{80x49,0,0,3,79x49,81,0,4}".into(),
+      ..loc("s", "sh")
     };
-    assert_eq!(decide_injection(&l, Some(&prev), "3"), Injection::Unchanged);
-    let moved = loc("s", "w2");
+    let resized = Location {
+      window_layout: "fc2d,100x29,0,0{50x29,0,0,3,49x29,51,0,4}".into(),
+      ..before.clone()
+    };
+    assert!(!injects(&resized, &before, false));
+    let stacked = Location {
+      window_layout: "fc2d,100x29,0,0[100x14,0,0,3,100x14,0,15,4]".into(),
+      ..before.clone()
+    };
+    assert!(injects(&stacked, &before, false), "a split direction changed");
+    let one_pane = Location {
+      window_layout: "b25f,80x24,0,0,3".into(),
+      ..before.clone()
+    };
+    assert!(injects(&one_pane, &before, false), "a sibling pane went away");
+    let renamed = Location {
+      window_name: "top".into(),
+      ..before.clone()
+    };
     assert!(
-      matches!(decide_injection(&moved, Some(&prev), "3"), Injection::Inject(t) if t.starts_with("tmux location (turn 3):\n"))
+      !injects(&renamed, &before, true),
+      "automatic-rename named it after a command"
     );
+    assert!(
+      injects(&renamed, &before, false),
+      "a manual rename (automatic-rename off)"
+    );
+    for moved in [
+      Location {
+        window_index: "2".into(),
+        ..before.clone()
+      },
+      Location {
+        pane_index: "1".into(),
+        ..before.clone()
+      },
+      Location {
+        pane_id: "%9".into(),
+        ..before.clone()
+      },
+      Location {
+        window_active: "0".into(),
+        ..before.clone()
+      },
+      Location {
+        pane_active: "0".into(),
+        ..before.clone()
+      },
+    ] {
+      assert!(injects(&moved, &before, true), "{moved:?}");
+    }
   }
 
   #[test]
@@ -195,5 +295,73 @@ mod tests {
       }
     );
     assert_eq!(idx.after_scan(&ScanPlan::Nothing, None), idx);
+  }
+}
+
+/// After a query that tmux did not answer in time, no query for a while, so a stuck tmux costs
+/// one turn, not every turn: 60 s, doubling up to 10 minutes, reset by a query that finished.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Backoff<T> {
+  /// No query before this instant.
+  until: Option<T>,
+  /// The pause after the next time-out.
+  next: std::time::Duration,
+}
+
+/// The first pause after a time-out.
+pub const BACKOFF_FIRST: std::time::Duration = std::time::Duration::from_secs(60);
+/// The longest pause.
+pub const BACKOFF_MAX: std::time::Duration = std::time::Duration::from_secs(600);
+
+impl<T: Copy + PartialOrd + std::ops::Add<std::time::Duration, Output = T>> Default for Backoff<T> {
+  fn default() -> Self {
+    Backoff {
+      until: None,
+      next: BACKOFF_FIRST,
+    }
+  }
+}
+
+impl<T: Copy + PartialOrd + std::ops::Add<std::time::Duration, Output = T>> Backoff<T> {
+  /// Whether a query at `now` must wait.
+  pub fn holds(&self, now: T) -> bool {
+    self.until.is_some_and(|until| now < until)
+  }
+
+  /// A query timed out at `now`: the pause it starts.
+  pub fn timed_out(&mut self, now: T) -> std::time::Duration {
+    let pause = self.next;
+    self.until = Some(now + pause);
+    self.next = (pause * 2).min(BACKOFF_MAX);
+    pause
+  }
+
+  /// A query finished (whatever it found): back to no pause.
+  pub fn finished(&mut self) {
+    self.until = None;
+    self.next = BACKOFF_FIRST;
+  }
+}
+
+#[cfg(test)]
+mod backoff_tests {
+  use super::*;
+  use std::time::{Duration, Instant};
+
+  #[test]
+  fn a_stuck_tmux_costs_one_turn_then_a_doubling_pause() {
+    let t0 = Instant::now();
+    let mut b = Backoff::default();
+    assert!(!b.holds(t0));
+    assert_eq!(b.timed_out(t0), Duration::from_secs(60));
+    assert!(b.holds(t0 + Duration::from_secs(59)));
+    assert!(!b.holds(t0 + Duration::from_secs(60)));
+    let t1 = t0 + Duration::from_secs(61);
+    assert_eq!(b.timed_out(t1), Duration::from_secs(120));
+    let pauses: Vec<u64> = (0..5).map(|_| b.timed_out(t1).as_secs()).collect();
+    assert_eq!(pauses, [240, 480, 600, 600, 600]);
+    b.finished();
+    assert!(!b.holds(t1));
+    assert_eq!(b.timed_out(t1), Duration::from_secs(60));
   }
 }
