@@ -122,7 +122,8 @@ pub fn build_command(pid: u32, server: Option<ServerBinary>) -> String {
     lines.extend([
       format!("if [ -x /proc/{server}/exe ] && proc_stat {server}; then"),
       "  set -f; set -- ${stat##*') '}; set +f".into(),
-      format!("  [ \"${{20}}\" = {start_time} ] && tmux() {{ /proc/{server}/exe \"$@\"; }}"),
+      // Called in subshells only (`$(…)` and a pipeline), where `exec` saves a fork.
+      format!("  [ \"${{20}}\" = {start_time} ] && tmux() {{ exec /proc/{server}/exe \"$@\"; }}"),
       "fi".into(),
     ]);
   }
@@ -195,7 +196,7 @@ mod tests {
         start_time: 12345,
       }),
     );
-    assert!(c.contains("/proc/77/exe \"$@\""));
+    assert!(c.contains("exec /proc/77/exe \"$@\""));
     assert!(c.contains("= 12345 ]"));
     assert!(
       !build_command(4242, None).contains("/exe"),
