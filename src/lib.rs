@@ -13,6 +13,7 @@ pub mod config;
 pub mod diagnostics;
 pub mod parse;
 pub mod render;
+pub mod sandbox;
 pub mod schedule;
 
 mod listener;
@@ -20,6 +21,7 @@ mod message;
 mod napi_ext;
 mod pending;
 mod plugin;
+mod sandbox_edge;
 mod session_index;
 
 use napi::bindgen_prelude::{Env, JsObjectValue, Object, Result, Unknown};
