@@ -6,6 +6,11 @@
 //    and in the session log.
 // 2. What one-shot runs cannot show: several turns of ONE session (reading, none, reading after rename),
 //    the composition booted by code (dsh-app-boot `boot()`) over the same profile.
+// Both with each Linux backend of the composition's sandboxing `ctx.shell` (dsh-bash-sandbox over
+// dsh-sandbox-local, shipped policy workspace-write): bwrap (Debian's bubblewrap, which
+// scripts/install.sh installs) and Landlock (a stand-in `bwrap` on PATH fails the provider's probe).
+// The query runs narrowed to read-only; a write with its spec is refused. For comparison, the
+// JavaScript package in the same composition under bwrap: no reading.
 import { describe, expect, it } from 'vitest'
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -45,9 +50,9 @@ describe('e2e: the real dsh CLI in a real tmux pane', () => {
     expect(version('@deepseek-ai/dsh-tmux-context')).not.toMatch(/native/)
   })
 
-  it('dsh plugin add + the patch row; two one-shot tasks read the pane, the second after rename-window', async () => {
+  it.each(['bwrap', 'landlock'])('%s: dsh plugin add + the patch row; two one-shot tasks read the pane, the second after rename-window', async (backend) => {
     const { runCli } = await import('../e2e/cli.mjs')
-    const report = await runCli()
+    const report = await runCli({ backend })
     expect(failed(report), show(report)).toEqual([])
     expect(report.error, show(report)).toBeUndefined()
     expect(report.ok).toBe(true)
@@ -61,13 +66,14 @@ describe('e2e: the real dsh CLI in a real tmux pane', () => {
       expect(t.turn.readingSources[0]).toMatchObject({ kind: 'plugin', plugin: 'tmux-context', form: 'snapshot' })
       expect(t.logContext.map((e) => e.type)).toEqual(['step/start', 'user/message', 'user/message'])
       expect(t.probe.files).toHaveLength(1)
+      expect(t.probe.sandbox.runner).toBe(backend)
     }
     expect(report.resolved.version).toMatch(/-native\.\d+$/)
   }, 240_000)
 
-  it('one session, three turns booted by code: a reading, none while tmux is unchanged, a reading after rename', async () => {
+  it.each(['bwrap', 'landlock'])('%s: one session, three turns booted by code: a reading, none while tmux is unchanged, a reading after rename', async (backend) => {
     const { runMultiTurn } = await import('../e2e/multi-turn.mjs')
-    const report = await runMultiTurn({ turns: 3, renameBefore: 3 })
+    const report = await runMultiTurn({ turns: 3, renameBefore: 3, backend })
     expect(failed(report), show(report)).toEqual([])
     expect(report.ok).toBe(true)
     const [t1, t2, t3] = report.turns
@@ -77,5 +83,21 @@ describe('e2e: the real dsh CLI in a real tmux pane', () => {
     expect(t3.readings).toEqual([t3.expected])
     expect(t3.readings[0]).toMatch(/^tmux location \(turn 3\):\n/)
     expect(t3.readings[0]).toContain(JSON.stringify(report.tmux.windowRenamed.to))
+    // The sandbox: the backend asked for; the query ran read-only, and a write with its spec is refused.
+    expect(report.sandbox.runner).toBe(backend)
+    expect(report.queries.ran.map((spec) => spec.sandboxPolicy.mode)).toEqual(['read-only', 'read-only', 'read-only'])
+    expect(report.writeProbe.query).toMatchObject({ exitCode: 1, created: false, sandbox: { mode: 'read-only', denied: true } })
+    expect(report.writeProbe.query.stderr).toMatch(backend === 'bwrap' ? /Read-only file system/ : /Permission denied/)
+    expect(report.writeProbe.control).toMatchObject({ exitCode: 0, created: true, sandbox: { mode: 'workspace-write' } })
+  }, 180_000)
+
+  it('for comparison, the JavaScript package in the same composition under bwrap: no reading', async () => {
+    const { runMultiTurn } = await import('../e2e/multi-turn.mjs')
+    const report = await runMultiTurn({ turns: 3, renameBefore: 3, backend: 'bwrap', plugin: 'js', expectReadings: false })
+    expect(failed(report), show(report)).toEqual([])
+    expect(report.sandbox.runner).toBe('bwrap')
+    // It queried every turn, under the deployment's workspace-write, where /tmp (the tmux socket) is private.
+    expect(report.queries.ran.map((spec) => spec.sandboxPolicy.mode)).toEqual(['workspace-write', 'workspace-write', 'workspace-write'])
+    expect(report.turns.map((t) => t.readings)).toEqual([[], [], []])
   }, 180_000)
 })

@@ -12,10 +12,16 @@
 // `<sync>/ready-<k>` and waits until `<sync>/go-<k>` exists. When done it writes `<sync>/result.json`
 // ({ ok, sessionId, turns: [{ turn, text, reason, ... }], ... }).
 //
+// For the sandbox checks it also records the plugin's query calls through `ctx.shell` (the specs
+// `resolve()` returned and `run()` got; the calls themselves go on unchanged), the backend the
+// sandbox provider chose, and after the turns runs a `touch` in the workspace with the spec the
+// query ran (and, as the control, with the spec the executor first resolved): `result.sandbox`,
+// `result.queries`, `result.writeProbe`.
+//
 // Usage: node agent.mjs --sync DIR --profile-dir DIR [--turns N] [--go-timeout-ms MS]
 // Environment: DSH_HOME (sessions land in $DSH_HOME/sessions), DEEPSEEK_BASE_URL, DEEPSEEK_API_KEY.
 import { randomUUID } from 'node:crypto'
-import { existsSync, writeFileSync, appendFileSync, renameSync } from 'node:fs'
+import { existsSync, writeFileSync, appendFileSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -108,6 +114,59 @@ async function probeShell (shell) {
   }
 }
 
+/**
+ * Record the plugin's own tmux queries through `ctx.shell` (a test instrument: the calls go on
+ * unchanged): each `resolve()` result and each spec handed to `run()` whose command asks tmux for
+ * `#{pane_tty}` (the plugin's query, native or JavaScript). Installed after probeShell, so only the
+ * plugin's calls are seen.
+ */
+function recordQueries (shell) {
+  const calls = { resolved: [], ran: [] }
+  if (!shell) return calls
+  const isQuery = (command) => typeof command === 'string' && command.includes('#{pane_tty}')
+  const { resolve, run } = shell
+  shell.resolve = function (request) {
+    const spec = resolve.call(this, request)
+    if (isQuery(request?.command)) calls.resolved.push(spec)
+    return spec
+  }
+  shell.run = function (spec) {
+    if (isQuery(spec?.command)) calls.ran.push(spec)
+    return run.call(this, spec)
+  }
+  return calls
+}
+
+/** A spec as JSON can show it (no signal, the command shortened). */
+const specShown = (spec) => spec && { ...spec, signal: undefined, command: `${String(spec.command).slice(0, 40)}…` }
+
+/**
+ * Whether the policy the plugin's query ran under allows writes: `touch` a file in the workspace root
+ * through the same `ctx.shell`, with the very spec the query ran (only its command and signal replaced),
+ * and, as the control, with the spec the executor resolved first for the query (the deployment policy).
+ */
+async function writeProbe (shell, calls) {
+  const ran = calls.ran[0]
+  if (!shell || ran === undefined) return { skipped: 'the plugin ran no query' }
+  const attempt = async (label, spec) => {
+    const root = spec.sandboxPolicy?.workspaceRoot ?? process.cwd()
+    const file = join(root, `sandbox-write-probe-${label}-${process.pid}`)
+    const command = `touch '${file.replaceAll("'", `'\\''`)}'`
+    try {
+      const r = await shell.run({ ...spec, command, signal: AbortSignal.timeout(10_000) })
+      const created = existsSync(file)
+      if (created) rmSync(file)
+      return { command, policy: spec.sandboxPolicy, exitCode: r.exitCode, stderr: r.stderr?.text, sandbox: r.sandbox, created }
+    } catch (error) {
+      return { command, policy: spec.sandboxPolicy, error: error instanceof Error ? error.message : String(error), created: existsSync(file) }
+    }
+  }
+  return {
+    query: await attempt('query', ran),
+    control: calls.resolved[0] === undefined ? undefined : await attempt('control', calls.resolved[0]),
+  }
+}
+
 const result = { ok: false, pid: process.pid, sessionId: undefined, turns: [], exitRequested: undefined, error: undefined }
 
 async function main () {
@@ -160,6 +219,7 @@ async function main () {
     log(`agent ${result.sessionId} created with ${selection.provider}/${selection.model}`)
     await agent.whenIdle()
     if (!args['no-probe']) result.shellProbe = await probeShell(root.get('shell'))
+    const queries = recordQueries(root.get('shell'))
 
     for (let k = 1; k <= turns; k++) {
       publish(`ready-${k}`, JSON.stringify({ turn: k, sessionId: result.sessionId, pid: process.pid }) + '\n')
@@ -179,6 +239,11 @@ async function main () {
       log(`turn ${k} idle (turn/end reason ${reason})`)
     }
     await sessions.flush(agent.session)
+    // The sandbox backend the provider chose (dsh-sandbox-local keeps its chain verdict once a call was confined).
+    const verdict = root.get('sandbox')?.selectedRunner
+    result.sandbox = typeof verdict === 'object' ? verdict : { runner: verdict }
+    result.queries = { resolved: queries.resolved.map(specShown), ran: queries.ran.map(specShown) }
+    result.writeProbe = await writeProbe(root.get('shell'), queries)
     result.ok = result.turns.length === turns && result.turns.every((t) => t.reason === 'completed')
   } finally {
     // Dispose the tree (telemetry and other services drain here), bounded.

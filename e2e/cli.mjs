@@ -6,13 +6,15 @@
 // For each task it reports the reading the model received (from the request bodies) and where it sits in
 // the persisted session log, and checks both byte for byte against what tmux reports for the pane.
 //
-// CLI:    node cli.mjs [--tasks N] [--rename-before K] [--timeout-ms MS] [--keep]   (prints a JSON report)
+// CLI:    node cli.mjs [--tasks N] [--rename-before K] [--timeout-ms MS] [--keep] [--backend bwrap|landlock]
+//         (prints a JSON report)
 // Module: import { runCli } from './cli.mjs'; const report = await runCli()
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PROFILE, shQuote, waitUntil } from './lib/env.mjs'
 import { messageText, readingsInRequest } from './lib/model.mjs'
 import { nativeChecks, nativeLoadLine } from './lib/profile.mjs'
+import { backendEnv } from './lib/sandbox.mjs'
 import { paneExports, runScenario, scenarioMain } from './lib/scenario.mjs'
 import { analyzeTurns, findSessionLog, readSessionLog, turnChecks } from './lib/session-log.mjs'
 
@@ -62,13 +64,16 @@ function taskChecks (check, t, { home, requests, profile }) {
  * @param {number} [opts.renameBefore=2] - rename the window before this task (0: never).
  * @param {number} [opts.timeoutMs=180000] - bound for the whole run.
  * @param {boolean} [opts.keep=false] - keep the temporary directory (DSH_HOME, logs); tmux is always stopped.
+ * @param {'bwrap'|'landlock'} [opts.backend] - the sandbox backend dsh must confine with (lib/sandbox.mjs);
+ *   default: whatever this machine gives it.
  * @returns {Promise<object>} the report (see README.md); `ok` tells whether every check passed.
  */
 export function runCli (opts = {}) {
   const tasks = opts.tasks ?? DEFAULT_TASKS
   const renameBefore = opts.renameBefore ?? 2
   const report = { tmux: undefined, tasks: [], requests: 0 }
-  return runScenario({ prefix: 'dsh-cli-e2e-', dirs: ['run'], timeoutMs: opts.timeoutMs ?? 180_000, keep: opts.keep }, report,
+  const frame = { prefix: 'dsh-cli-e2e-', dirs: ['run'], timeoutMs: opts.timeoutMs ?? 180_000, keep: opts.keep, env: backendEnv(opts.backend) }
+  return runScenario(frame, report,
     async ({ s, env, tmux, model, check, profile, deadline }) => {
       const script = join(s.root, 'pane.sh')
       writeFileSync(script, paneScript({ env, work: s.work, run: s.run, tasks }))
@@ -95,6 +100,9 @@ export function runCli (opts = {}) {
       }
       report.requests = model.requests.length
       for (const t of report.tasks) taskChecks(check, t, { home: s.home, requests: model.requests, profile })
+      if (opts.backend !== undefined) {
+        for (const t of report.tasks) check(`task ${t.k}: dsh confined with ${opts.backend}`, t.probe?.sandbox?.runner === opts.backend, t.probe?.sandbox)
+      }
       if (renameBefore >= 2 && renameBefore <= tasks.length) {
         check(`task ${renameBefore}: the reading names the renamed window`, report.tasks[renameBefore - 1].turn?.readings[0]?.includes(JSON.stringify(report.tmux.renamed.to)))
       }
@@ -104,7 +112,9 @@ export function runCli (opts = {}) {
 await scenarioMain(import.meta.url, {
   tasks: { type: 'string', default: String(DEFAULT_TASKS.length) },
   'rename-before': { type: 'string', default: '2' },
+  backend: { type: 'string' },
 }, (v) => runCli({
+  backend: v.backend,
   tasks: Array.from({ length: Number(v.tasks) }, (_, i) => DEFAULT_TASKS[i] ?? `Task ${i + 1}: where am I in tmux? Answer in one line.`),
   renameBefore: Number(v['rename-before']),
   timeoutMs: v.timeoutMs,

@@ -7,6 +7,7 @@
 // and checks the session log and the model requests.
 //
 // CLI:    node multi-turn.mjs [--turns N] [--rename-before T] [--timeout-ms MS] [--keep] [--permission-mode M]
+//                              [--backend bwrap|landlock] [--plugin native|js]
 // Module: import { runMultiTurn } from './multi-turn.mjs'; const report = await runMultiTurn({ turns: 3 })
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
@@ -14,6 +15,7 @@ import { join } from 'node:path'
 import { E2E_DIR, NODE22, shQuote, waitUntil } from './lib/env.mjs'
 import { messageText, readingsInRequest } from './lib/model.mjs'
 import { nativeChecks, probeResults, profileDir } from './lib/profile.mjs'
+import { backendEnv, bwrapWorks } from './lib/sandbox.mjs'
 import { paneExports, runScenario, scenarioMain } from './lib/scenario.mjs'
 import { analyzeTurns, findSessionLog, readSessionLog, turnChecks } from './lib/session-log.mjs'
 
@@ -24,22 +26,32 @@ import { analyzeTurns, findSessionLog, readSessionLog, turnChecks } from './lib/
  * @param {number} [opts.renameBefore=3] - rename the window before this turn (0: never).
  * @param {number} [opts.timeoutMs=120000] - bound for the whole run.
  * @param {boolean} [opts.keep=false] - keep the temporary directory (the tmux server is always killed).
- * @param {string} [opts.permissionMode] - DSH_PERMISSION_MODE (default unset: the shipped workspace-write); see README.md about bwrap.
+ * @param {string} [opts.permissionMode] - DSH_PERMISSION_MODE (default unset: the shipped workspace-write).
+ * @param {'bwrap'|'landlock'} [opts.backend] - the sandbox backend the provider must choose (lib/sandbox.mjs);
+ *   default: whatever this machine gives it.
+ * @param {'native'|'js'} [opts.plugin='native'] - 'js': mount the JavaScript package instead (comparison runs).
+ * @param {boolean} [opts.expectReadings=true] - false: check that no turn gets a reading (what the
+ *   JavaScript package does under bwrap), instead of the readings tmux calls for.
  * @returns {Promise<object>} the report (see README.md); `ok` tells whether every check passed.
  */
 export function runMultiTurn (opts = {}) {
   const turns = opts.turns ?? 3
   const renameBefore = opts.renameBefore ?? 3
   const report = { tmux: undefined, agent: { node: NODE22 }, turns: [], events: 0, logPath: undefined, shellProbe: undefined, environment: undefined }
-  const frame = { prefix: 'dsh-multi-turn-e2e-', dirs: ['sync'], timeoutMs: opts.timeoutMs ?? 120_000, keep: opts.keep,
-    env: opts.permissionMode === undefined ? {} : { DSH_PERMISSION_MODE: opts.permissionMode } }
+  const plugin = opts.plugin ?? 'native'
+  const expectReadings = opts.expectReadings ?? true
+  const frame = { prefix: 'dsh-multi-turn-e2e-', dirs: ['sync'], timeoutMs: opts.timeoutMs ?? 120_000, keep: opts.keep, plugin,
+    env: { ...(opts.permissionMode === undefined ? {} : { DSH_PERMISSION_MODE: opts.permissionMode }), ...backendEnv(opts.backend) } }
   const agentLog = (s) => { report.agentLog = readFileSync(join(s.sync, 'agent.log'), 'utf8').split('\n').slice(-40).join('\n') }
   return runScenario(frame, report, async ({ s, env, tmux, model, check, profile, deadline }) => {
     report.environment = {
       orchestratorNode: process.version,
       tmux: tmux.version(),
       // dsh-sandbox-local prefers bwrap (which hides /tmp and the host's ptys) over Landlock.
-      bwrap: spawnSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).stdout.trim() || null,
+      bwrap: spawnSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8', env }).stdout.trim() || null,
+      bwrapWorks: bwrapWorks(env),
+      backendAsked: opts.backend ?? null,
+      plugin,
       permissionMode: env.DSH_PERMISSION_MODE ?? 'workspace-write (shipped default)',
     }
     // Not `exec`: tmux 3.3a (started from Node) may never report #{pane_dead_status} for an exec'd
@@ -73,7 +85,7 @@ export function runMultiTurn (opts = {}) {
         report.tmux.windowRenamed = { beforeTurn: k, from: tmux.window, to }
       }
       const state = tmux.expectedReading()
-      expected.set(k, state === previous ? undefined : `tmux location (turn ${k}):\n${state}`)
+      expected.set(k, state === previous || !expectReadings ? undefined : `tmux location (turn ${k}):\n${state}`)
       previous = state
       writeFileSync(file(`go-${k}`), '')
     }
@@ -81,6 +93,7 @@ export function runMultiTurn (opts = {}) {
       () => (existsSync(file('exit-code')) && readResult() === undefined ? 'the agent exited' : undefined))
     report.agent.result = result
     report.shellProbe = result.shellProbe
+    Object.assign(report, { sandbox: result.sandbox, queries: result.queries, writeProbe: result.writeProbe })
     report.agent.exitCode = await waitUntil("the agent's exit code", Math.min(deadline, Date.now() + 5000),
       () => (existsSync(file('exit-code')) ? Number(readFileSync(file('exit-code'), 'utf8').trim()) : undefined))
 
@@ -103,15 +116,54 @@ export function runMultiTurn (opts = {}) {
       check(`turn ${t.turn}: a model request`, req !== undefined)
       turnChecks(check, `turn ${t.turn}`, t, t.expected, t.request)
     }
-    if (renameBefore >= 1 && renameBefore <= turns) {
+    // Nothing is confined under danger-full-access, so the provider never chooses then.
+    if (opts.backend !== undefined && env.DSH_PERMISSION_MODE !== 'danger-full-access') {
+      check(`the sandbox provider chose ${opts.backend}`, result.sandbox?.runner === opts.backend, result.sandbox)
+    }
+    sandboxChecks(check, report, env.DSH_PERMISSION_MODE)
+    if (expectReadings && renameBefore >= 1 && renameBefore <= turns) {
       check(`turn ${renameBefore}: the reading names the renamed window`, report.turns[renameBefore - 1]?.readings[0]?.includes(JSON.stringify(report.tmux.windowRenamed.to)))
     }
-    nativeChecks(check, 'agent', { home: s.home, probe: probeResults(s.probe)[0], stderr: readFileSync(file('agent.stderr'), 'utf8'), tarballs: profile.tarballs, resolved: profile.resolved })
+    const probe = probeResults(s.probe)[0]
+    if (plugin === 'native') {
+      nativeChecks(check, 'agent', { home: s.home, probe, stderr: readFileSync(file('agent.stderr'), 'utf8'), tarballs: profile.tarballs, resolved: profile.resolved })
+    } else {
+      check('agent: the JavaScript package ran (no native binary mapped)', probe !== undefined && probe.files.length === 0, probe)
+    }
   }, agentLog)
+}
+
+/**
+ * What the plugin's queries ran under, from agent.mjs's record: under a sandboxing `ctx.shell` whose
+ * policy is workspace-write, the native query asks for the same policy with mode read-only (one more
+ * resolve) and runs with it; a `touch` in the workspace with that very spec is refused, while the
+ * control, the same `touch` with the spec first resolved (workspace-write), is allowed. Other
+ * deployment modes run as they are.
+ */
+function sandboxChecks (check, report, permissionMode) {
+  const { queries, writeProbe } = report
+  const confined = report.shellProbe?.sandboxMode !== undefined
+  check('the plugin ran its query through ctx.shell', queries?.ran?.length > 0, queries)
+  if (!confined || report.environment.plugin !== 'native') return
+  const deployment = permissionMode ?? 'workspace-write'
+  const wanted = deployment === 'workspace-write' ? 'read-only' : deployment
+  check(`each query ran with sandbox mode ${wanted} (the deployment's is ${deployment})`,
+    queries.ran.every((spec) => spec.sandboxPolicy?.mode === wanted), queries.ran.map((spec) => spec.sandboxPolicy))
+  if (wanted !== 'read-only') return
+  const { query, control } = writeProbe ?? {}
+  check("a write with the query's own spec is refused (exit != 0, no file)",
+    query !== undefined && query.error === undefined && query.exitCode !== 0 && !query.created, query)
+  if (deployment !== 'workspace-write') return
+  check('the control: the same write with the workspace-write spec succeeds',
+    control?.policy?.mode === 'workspace-write' && control.exitCode === 0 && control.created, control)
 }
 
 await scenarioMain(import.meta.url, {
   turns: { type: 'string', default: '3' },
   'rename-before': { type: 'string', default: '3' },
   'permission-mode': { type: 'string' },
-}, (v) => runMultiTurn({ turns: Number(v.turns), renameBefore: Number(v['rename-before']), timeoutMs: v.timeoutMs, keep: v.keep, permissionMode: v['permission-mode'] }))
+  backend: { type: 'string' },
+  plugin: { type: 'string', default: 'native' },
+  'no-readings-expected': { type: 'boolean', default: false },
+}, (v) => runMultiTurn({ turns: Number(v.turns), renameBefore: Number(v['rename-before']), timeoutMs: v.timeoutMs, keep: v.keep,
+  permissionMode: v['permission-mode'], backend: v.backend, plugin: v.plugin, expectReadings: !v['no-readings-expected'] }))

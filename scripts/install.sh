@@ -9,6 +9,17 @@ cd "$(dirname "$0")/.."
 need_ci() { [ ! -f "$1/node_modules/.package-lock.json" ] || [ "$1/package-lock.json" -nt "$1/node_modules/.package-lock.json" ]; }
 command -v tmux >/dev/null || { echo "install: tmux is required (apt-get install tmux)" >&2; exit 1; }
 command -v cargo >/dev/null || { echo "install: Rust (cargo) is required to build the addon" >&2; exit 1; }
+# The e2e runs the harness's sandboxing ctx.shell with both of its Linux backends, bwrap and Landlock;
+# bwrap comes from Debian's bubblewrap (CI starts without it). Installed only when missing.
+if [ "$(uname -s)" = Linux ] && ! command -v bwrap >/dev/null; then
+  command -v apt-get >/dev/null || { echo "install: bwrap is required on Linux (install bubblewrap)" >&2; exit 1; }
+  as_root=; [ "$(id -u)" -eq 0 ] || as_root=sudo
+  [ -z "$as_root" ] || command -v sudo >/dev/null || { echo "install: bwrap is required: apt-get install bubblewrap (as root)" >&2; exit 1; }
+  export DEBIAN_FRONTEND=noninteractive
+  echo "install: apt-get install bubblewrap" >&2
+  $as_root apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null 2>&1 ||
+    { $as_root apt-get update -qq && $as_root apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null; }
+fi
 if need_ci .; then npm ci --no-audit --no-fund; fi
 
 # ---- platform toolchain and binaries (issue 8) ----

@@ -15,6 +15,7 @@ pub mod diagnostics;
 pub mod layout;
 pub mod parse;
 pub mod render;
+pub mod sandbox;
 pub mod schedule;
 pub mod server;
 
@@ -23,6 +24,7 @@ mod message;
 mod napi_ext;
 mod pending;
 mod plugin;
+mod sandbox_edge;
 mod session_index;
 
 use napi::bindgen_prelude::{Env, JsObjectValue, Object, Result, Unknown};

@@ -236,7 +236,10 @@ fn query<'env>(
     }
   };
   let run = method(c"resolve", "resolve")
-    .and_then(|resolve| resolve.call_with(env, shell, vec![request.to_unknown()]))
+    .and_then(|resolve| {
+      let spec = resolve.call_with(env, shell, vec![request.to_unknown()])?;
+      crate::sandbox_edge::spec_to_run(env, shell, resolve, request, spec)
+    })
     .and_then(|spec| method(c"run", "run")?.call_with(env, shell, vec![spec]));
   let pending = match run {
     Ok(v) if v.is_promise().unwrap_or(false) => v,

@@ -38,15 +38,22 @@ export function packedTarballs (dir = PACKS_DIR) {
  * logger raised to debug, so that its load line is kept in memory until the exporter starts (the rows
  * start concurrently).
  */
-export const USER_PATCH = `- insert:
+export const userPatch = (name = '@deepseek-ai/dsh-tmux-context') => `- insert:
     - id: log-to-stderr
       name: ./log-to-stderr.mjs
     - id: tmux-context
-      name: '@deepseek-ai/dsh-tmux-context'
+      name: '${name}'
       intercept:
         logger:
           level: 3
 `
+export const USER_PATCH = userPatch()
+
+/**
+ * For comparison runs only: the JavaScript package (the root's devDependency `dsh-tmux-context-js`,
+ * `@deepseek-ai/dsh-tmux-context@0.1.0-rc.8`), mounted by file URL in the same row instead of the name.
+ */
+export const JS_PACKAGE_URL = pathToFileURL(join(REPO_DIR, 'node_modules', 'dsh-tmux-context-js', 'lib', 'index.js')).href
 
 export const profileDir = (home, profile = PROFILE) => join(home, 'profiles', profile)
 
@@ -69,13 +76,17 @@ export function installPlugin ({ env, tarballs, profile = PROFILE }) {
   }
 }
 
-/** Step 2: the user's rows, and the exporter file they name, in the profile directory. */
-export function mountInProfile ({ home, profile = PROFILE }) {
+/**
+ * Step 2: the user's rows, and the exporter file they name, in the profile directory. `plugin: 'js'`
+ * (comparison runs) mounts the JavaScript package in the row instead.
+ */
+export function mountInProfile ({ home, profile = PROFILE, plugin = 'native' }) {
   const dir = profileDir(home, profile)
   copyFileSync(join(E2E_DIR, 'log-to-stderr.mjs'), join(dir, 'log-to-stderr.mjs'))
   const file = join(dir, 'cordis.patch.yml')
-  writeFileSync(file, USER_PATCH)
-  return { file, text: USER_PATCH }
+  const text = plugin === 'js' ? userPatch(JS_PACKAGE_URL) : USER_PATCH
+  writeFileSync(file, text)
+  return { file, text }
 }
 
 /** For the checks: the native probe row in the home-level layer (applied after the profile's rows). */
@@ -120,7 +131,7 @@ export function logsLoadLine (home, profile = PROFILE) {
  * Steps 1 and 2 for a scenario, with their checks: install both tarballs into a fresh profile, mount the
  * rows, add the probe row, and resolve the package from the profile as README's command does.
  */
-export function setUpProfile (check, { home, env, probeDir, node }) {
+export function setUpProfile (check, { home, env, probeDir, node, plugin = 'native' }) {
   const tarballs = packedTarballs()
   const install = installPlugin({ env, tarballs })
   check('dsh plugin add: exit 0', install.status === 0, install.status === 0 ? undefined : install.error ?? install.output)
@@ -131,7 +142,7 @@ export function setUpProfile (check, { home, env, probeDir, node }) {
   check('dsh plugin add: plain dependencies, not bundle layers (the `declares no dsh.bundle` warnings)',
     names.every((n) => install.warnings.some((w) => w.includes(`${n} declares no dsh.bundle`))) && !names.some((n) => manifest.dsh?.profile?.bundles?.includes(n)),
     { warnings: install.warnings, bundles: manifest.dsh?.profile?.bundles })
-  const patch = mountInProfile({ home })
+  const patch = mountInProfile({ home, plugin })
   mountProbe({ home, probeDir })
   const resolved = resolvedVersion(home, node)
   check('the package resolved from the profile is the native build (version ends in -native.N)', /-native\.\d+$/.test(resolved.version ?? '') &&

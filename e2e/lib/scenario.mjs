@@ -20,7 +20,8 @@ export const paneExports = (env) => PANE_VARS.filter((k) => env[k] !== undefined
  * @param {string[]} opts.dirs - its sub-directories besides home, work, tmp and probe.
  * @param {number} opts.timeoutMs - bound for the whole run (`deadline` for body).
  * @param {boolean} [opts.keep] - keep the scratch directory.
- * @param {Record<string,string>} [opts.env] - more environment (e.g. DSH_PERMISSION_MODE).
+ * @param {Record<string,string>} [opts.env] - more environment (e.g. DSH_PERMISSION_MODE, a PATH).
+ * @param {'native'|'js'} [opts.plugin='native'] - which package the profile's row mounts ('js': comparison runs).
  * @param {object} report - filled in: ok, error, elapsedMs, dshHome, endpoint, install, patch, resolved, checks, tmpDir.
  * @param {(frame: object) => Promise<void>} body - gets { s, env, tmux, model, check, profile, deadline }.
  * @param {(s: object) => void} [onError] - adds diagnostics to the report before the scratch directory goes.
@@ -36,7 +37,7 @@ export async function runScenario (opts, report, body, onError = () => {}) {
   s.onCleanup(() => tmux.kill())
   try {
     report.endpoint = model.url
-    const profile = setUpProfile(check, { home: s.home, env, probeDir: s.probe, node: NODE22 })
+    const profile = setUpProfile(check, { home: s.home, env, probeDir: s.probe, node: NODE22, plugin: opts.plugin })
     Object.assign(report, { install: profile.install, patch: profile.patch, resolved: profile.resolved })
     await body({ s, env, tmux, model, check, profile, deadline: t0 + opts.timeoutMs })
     report.ok = list.every((c) => c.pass)

@@ -1,0 +1,84 @@
+//! The query's narrowed sandbox policy at the Node-API edge: which spec `run()` gets, between the
+//! query's `resolve()` and `run()` (the decision itself is [`crate::sandbox`]).
+//!
+//! # Re-resolve, not patch the spec
+//!
+//! Read from `@deepseek-ai/dsh-bash-sandbox` and `dsh-bash-local` 0.1.0-rc.8 (the shipped
+//! `ctx.shell`): `SandboxBashExecutor.resolve(request)` is `{ ...LocalBashExecutor.resolve(request),
+//! sandboxPolicy: request.sandboxPolicy ?? ctx.sandboxPolicy.resolve() }`, and the local
+//! `resolve()` derives `workdir`, `timeoutMs` and `stdoutMaxBytes` from the request and its own
+//! config only (it copies `request.sandboxPolicy` as is); `run(spec)` confines by
+//! `spec.sandboxPolicy` alone. So with this release both ways give the same spec, field for field.
+//! We ask `resolve()` again with `request.sandboxPolicy` = `{ ...policy, mode: 'read-only' }`
+//! because that is the executor's own input for a per-call policy ("tool calls pass the calling
+//! session's resolved policy"), and exactly how the harness's bash tool narrows or widens one
+//! (`dsh-tool-bash`: `resolve({ ..., sandboxPolicy: { ...standingPolicy, mode } })`). Every field
+//! of the spec is then the executor's own for that policy, including any a later executor derives
+//! from it (a workdir or temporary directory inside the root, an environment), which a patched
+//! copy would leave describing the wider policy. The cost is one more `resolve()` (no process), and
+//! only when the spec carries `workspace-write`.
+//!
+//! Nothing of the executor's is changed in place (its objects may be frozen): the narrowed policy
+//! and request are new objects (`Object.assign({}, …)`, as JS spread), the signal is the same one.
+//! An executor without policies (no `sandboxPolicy` on the spec, as every test executor and the
+//! JS package's world) gets exactly the one `resolve(request)` and the `run(spec)` it gets today.
+
+use napi::bindgen_prelude::{Env, JsObjectValue, Object, Unknown};
+use napi::JsValue;
+
+use crate::napi_ext::{js_str, object_of, Caught, JsResult, UnknownExt};
+use crate::sandbox::{honours, narrowing_for, Narrowing};
+
+/// The spec to hand to `run()`: `spec` itself, unless its policy is narrowed (module doc); then
+/// the spec `resolve` makes for `request` with the narrowed policy, when it carries that policy.
+/// A failure of that second `resolve()` is a failure of the query (one warning, no location).
+pub fn spec_to_run<'env>(
+  env: &'env Env,
+  shell: Unknown<'env>,
+  resolve: Unknown<'env>,
+  request: Object<'env>,
+  spec: Unknown<'env>,
+) -> JsResult<Unknown<'env>> {
+  let Some(policy) = policy_of(env, spec) else {
+    return Ok(spec);
+  };
+  let Narrowing::To(mode) = narrowing_for(mode_of(env, policy).as_deref()) else {
+    return Ok(spec);
+  };
+  let mode_only = object_of(env, &[(c"mode", js_str(env, mode)?)])?;
+  let narrowed_policy = assign(env, &[policy, mode_only.to_unknown()])?;
+  let with_policy = object_of(env, &[(c"sandboxPolicy", narrowed_policy)])?;
+  let narrowed_request = assign(env, &[request.to_unknown(), with_policy.to_unknown()])?;
+  let narrowed = resolve.call_with(env, shell, vec![narrowed_request])?;
+  let resolved_mode = policy_of(env, narrowed).and_then(|p| mode_of(env, p));
+  Ok(if honours(mode, resolved_mode.as_deref()) {
+    narrowed
+  } else {
+    spec
+  })
+}
+
+/// `spec.sandboxPolicy` when it is an object; `None` for anything else, a spec that is not an
+/// object or whose read throws included (then the spec runs as resolved, as today).
+fn policy_of<'env>(env: &Env, spec: Unknown<'env>) -> Option<Unknown<'env>> {
+  if !spec.is_object() {
+    return None;
+  }
+  spec.get_loose(env, c"sandboxPolicy").ok().filter(|p| p.is_object())
+}
+
+/// `policy.mode` when it is a string.
+fn mode_of(env: &Env, policy: Unknown) -> Option<String> {
+  policy.get_loose(env, c"mode").ok().and_then(|m| m.as_string())
+}
+
+/// `Object.assign({}, ...sources)`: a new plain object with the sources' own enumerable
+/// properties, later ones winning, in the order JS spread gives.
+fn assign<'env>(env: &'env Env, sources: &[Unknown<'env>]) -> JsResult<Unknown<'env>> {
+  let global = env.get_global().caught(env)?;
+  let object: Unknown = global.get_c_named_property_unchecked(c"Object").caught(env)?;
+  let target = Object::new(env).caught(env)?.to_unknown();
+  let mut args = vec![target];
+  args.extend_from_slice(sources);
+  object.get_loose(env, c"assign")?.call_with(env, object, args)
+}
