@@ -22,14 +22,43 @@ export const hasTmux = (() => {
 const shellQuote = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`
 
 export class TmuxServer {
-  constructor() {
+  /**
+   * `binary`: the tmux program (default `tmux` from PATH), e.g. an old release built from source.
+   * `socketInDir`: the server listens on a socket inside this server's own folder (`-S`) instead
+   * of tmux's per-user folder (`-L`), so that its permissions can be opened to another user.
+   */
+  constructor({ binary = 'tmux', socketInDir = false } = {}) {
     this.socket = `dshtc-test-${process.pid}-${++counter}`
     this.dir = mkdtempSync(join(tmpdir(), 'dshtc-'))
+    this.binary = binary
+    this.socketArgs = socketInDir ? ['-S', join(this.dir, 'socket')] : ['-L', this.socket]
+    // Where the socket is, even once the server has no session left to ask.
+    this.socketPath = socketInDir ? join(this.dir, 'socket') : join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid()}`, this.socket)
     this.started = false
   }
 
+  /** The command line of a client of this server (for a pane of another server to run). */
+  clientCommand(...args) {
+    return [this.binary, ...this.socketArgs, '-f', '/dev/null', ...args].map(shellQuote).join(' ')
+  }
+
+  /** `display-message -p` for `target`. */
+  show(target, format) {
+    return this.tmux('display-message', '-t', target, '-p', format)
+  }
+
+  /**
+   * A new session `name` (detached, `x` by `y`) whose first pane runs `command`, in a window
+   * without an explicit name (tmux's automatic-rename names it); returns its session and pane ids.
+   */
+  newSessionRunning(name, command, { x = 160, y = 50 } = {}) {
+    const [sessionId, paneId] = this.tmux('new-session', '-d', '-P', '-F', '#{session_id} #{pane_id}', '-s', name, '-x', String(x), '-y', String(y), command).split(' ')
+    this.started = true
+    return { sessionId, paneId }
+  }
+
   tmux(...args) {
-    return execFileSync('tmux', ['-L', this.socket, '-f', '/dev/null', ...args], { encoding: 'utf8' }).replace(/\n$/, '')
+    return execFileSync(this.binary, [...this.socketArgs, '-f', '/dev/null', ...args], { encoding: 'utf8' }).replace(/\n$/, '')
   }
 
   /** A new session (detached) running a shell; returns its `$id`. */
@@ -55,6 +84,13 @@ export class TmuxServer {
     return { paneId, result: await waitForJson(out, timeoutMs) }
   }
 
+  /** Runs the probe again in pane `paneId` (`respawn-pane -k`), so that two runs share one place. */
+  async probeInPane(paneId, spec, { prefix = '', timeoutMs = 30_000 } = {}) {
+    const { out, command } = this.probeCommand(spec, prefix)
+    this.tmux('respawn-pane', '-k', '-t', paneId, command)
+    return { paneId, result: await waitForJson(out, timeoutMs) }
+  }
+
   kill() {
     let socketPath
     try {
@@ -64,8 +100,114 @@ export class TmuxServer {
       }
     } catch {}
     // tmux 3.3a leaves the socket file behind after kill-server.
-    if (socketPath) rmSync(socketPath, { force: true })
+    for (const path of new Set([socketPath, this.socketPath])) if (path) rmSync(path, { force: true })
     rmSync(this.dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Terminals attached to `inner`: each is a `tmux attach` client of `inner`, running as the command
+ * of a pane of a second private server (its own session per terminal, `x` by `y`), so that typing
+ * into it (`send-keys` to that pane) and resizing it are what a user at that terminal does.
+ */
+export class Terminals {
+  constructor(inner) {
+    this.inner = inner
+    this.outer = new TmuxServer()
+    this.count = 0
+  }
+
+  /** A terminal of `x` by `y` attached to session `target` of the inner server; returns its name. */
+  async attach(target, { x, y }) {
+    const name = `term${++this.count}`
+    const before = this.clients().length
+    // TERM=screen: a terminal type every terminfo database has (ncurses-base, macOS).
+    this.outer.newSessionRunning(name, `env -u TMUX TERM=screen ${this.inner.clientCommand('attach-session', '-t', target)}`, { x, y })
+    this.outer.tmux('set-option', '-t', name, 'status', 'off')
+    await until(() => this.clients().length > before, `a client of ${target} attached`)
+    return name
+  }
+
+  /** The inner server's clients: tty, session, size. */
+  clients() {
+    try {
+      return this.inner.tmux('list-clients', '-F', '#{client_tty} #{session_name} #{client_width}x#{client_height}').split('\n').filter(Boolean)
+    } catch {
+      return []
+    }
+  }
+
+  /** Keys typed at terminal `name`. */
+  type(name, ...keys) {
+    this.outer.tmux('send-keys', '-t', name, ...keys)
+  }
+
+  /** Terminal `name` resized to `x` by `y` (its client sees a terminal resize). */
+  resize(name, x, y) {
+    this.outer.tmux('resize-window', '-t', name, '-x', String(x), '-y', String(y))
+  }
+
+  kill() {
+    this.outer.kill()
+  }
+}
+
+/** Polls `check` (every 25 ms) until it returns a truthy value, which it returns; throws `what` after `timeoutMs`. */
+export async function until(check, what, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = check()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`)
+    await sleep(25)
+  }
+}
+
+/**
+ * The probe in multi-turn mode (`turns`), launched by `launch(command)` (which starts it in a pane
+ * and returns that pane's id). `turn(k)` waits until the probe is ready for turn k, lets it run, and
+ * returns that turn's record; `result()` the whole result once the probe is done.
+ */
+export class TurnProbe {
+  constructor(server, spec, { prefix = '' } = {}) {
+    this.go = join(server.dir, `go-${++counter}`)
+    const { out, command } = server.probeCommand({ ...spec, go: this.go }, prefix)
+    this.out = out
+    this.command = command
+  }
+
+  /** Waits until the probe waits for turn `k` (it has loaded the plugin, or finished turn k - 1). */
+  async ready(k, timeoutMs = 30_000) {
+    await until(() => existsSync(`${this.out}.ready-${k}`) || this.failed(), `the probe ready for turn ${k}`, timeoutMs)
+    if (this.failed()) throw new Error(`the probe failed: ${this.failed()}`)
+  }
+
+  /** Runs turn `k` and returns its record. */
+  async turn(k, timeoutMs = 30_000) {
+    await this.ready(k, timeoutMs)
+    writeFileSync(`${this.go}-${k}`, '')
+    return this.record(k, timeoutMs)
+  }
+
+  /** Turn `k`'s record, once written. */
+  async record(k, timeoutMs = 30_000) {
+    await until(() => existsSync(`${this.out}.turn-${k}`) || this.failed(), `the probe's turn ${k}`, timeoutMs)
+    if (this.failed()) throw new Error(`the probe failed: ${this.failed()}`)
+    return waitForJson(`${this.out}.turn-${k}`, timeoutMs)
+  }
+
+  /** The probe's error, once it has stopped with one. */
+  failed() {
+    if (!existsSync(this.out)) return undefined
+    try {
+      return JSON.parse(readFileSync(this.out, 'utf8')).error
+    } catch {
+      return undefined
+    }
+  }
+
+  result(timeoutMs = 30_000) {
+    return waitForJson(this.out, timeoutMs)
   }
 }
 
