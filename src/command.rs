@@ -90,6 +90,16 @@ fn format_of(escaped: bool) -> String {
     .join(FIELD_SEP)
 }
 
+/// The `sh` loop that keeps the `list-panes -a` lines of `$TMUX_PANE` and prints each as a winlink line
+/// (the marker, then the fields after the pane id). The marker goes through `%s`: `printf` would turn
+/// the two characters `\t` of its own format into a tab.
+fn winlink_filter() -> String {
+  let sep = FIELD_SEP;
+  format!(
+    "while IFS= read -r line; do case $line in \"$TMUX_PANE\"'{sep}'*) printf '%s%s\\n' '{WINLINK_LINE_MARKER}{sep}' \"${{line#*'{sep}'}}\" ;; esac; done"
+  )
+}
+
 /// The query for process `pid`, through `server`'s binary when given.
 pub fn build_command(pid: u32, server: Option<ServerBinary>) -> String {
   let sep = FIELD_SEP;
@@ -151,7 +161,7 @@ pub fn build_command(pid: u32, server: Option<ServerBinary>) -> String {
     format!("  *) printf '%s\\n' \"${{record%%'{sep}{PLAIN_MARKER}{sep}'*}}\""),
     "    case $links in 00*) ;; *)".into(),
     format!("      tmux list-panes -a -F '#{{pane_id}}{sep}#{{session_id}}{sep}#{{window_index}}{sep}#{{window_active}}{sep}#{{q:session_name}}' 2>/dev/null |"),
-    format!("        while IFS= read -r line; do case $line in \"$TMUX_PANE\"'{sep}'*) printf '{WINLINK_LINE_MARKER}{sep}%s\\n' \"${{line#*'{sep}'}}\" ;; esac; done"),
+    format!("        {}", winlink_filter()),
     "    ;; esac ;;".into(),
     "esac".into(),
   ]);
@@ -231,6 +241,31 @@ mod tests {
   fn rand_suffix() -> u64 {
     use std::time::{SystemTime, UNIX_EPOCH};
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().subsec_nanos() as u64
+  }
+
+  #[test]
+  fn winlink_lines_read_back_as_printed() {
+    let lines = "%5\\t$3\\t0\\t1\\tview\n%7\\t$0\\t2\\t1\\tother\n%5\\t$0\\t1\\t0\\tmain\\ \\\"x\\\"\n";
+    let out = std::process::Command::new("/bin/sh")
+      .arg("-c")
+      .arg(format!(
+        "printf '%s' '{}' | {}",
+        lines.replace('\'', "'\\''"),
+        winlink_filter()
+      ))
+      .env("TMUX_PANE", "%5")
+      .output()
+      .unwrap();
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let record = "dsh-tmux-context:q2\\tview\\t0\\tw\\t0\\t\\%5\\t1\\t1\\tb25f,80x24,0,0,5\\t1\n";
+    let answer = crate::parse::parse_output(&format!("{record}{printed}")).expect("reads");
+    let ids: Vec<u64> = answer.winlinks.iter().map(|w| w.session_id).collect();
+    assert_eq!(ids, [3, 0], "{printed}");
+    let location = answer.location();
+    assert_eq!(
+      (location.session_name.as_str(), location.window_index.as_str()),
+      ("main \"x\"", "1")
+    );
   }
 
   #[test]
