@@ -101,10 +101,10 @@ export const inject = native.inject
 let loadedMessage
 function loaded() {
   if (loadedMessage === undefined) {
-    const { version, napi } = require('./package.json')
-    const prefix = `${napi.binaryName}.`
-    const file = Object.keys(require.cache).find((f) => f.endsWith('.node') && basename(f).startsWith(prefix))
-    const platform = file ? basename(file).slice(prefix.length, -'.node'.length) : 'unknown platform'
+    // The binary is the module whose exports binding.cjs handed back: `<binaryName>.<platform>.node`.
+    const file = Object.values(require.cache).find((m) => m?.exports === native && m.filename.endsWith('.node'))?.filename
+    const platform = file ? basename(file).split('.').slice(1, -1).join('.') : 'unknown platform'
+    const { version } = native
     loadedMessage = `tmux-context: native build ${version} (${platform}) loaded from ${file ? dirname(file) : 'an unknown place'}`
   }
   return loadedMessage

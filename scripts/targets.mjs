@@ -145,7 +145,7 @@ async function main() {
   // written here with the CLI's own generator, for the names that src/lib.rs exports.
   await writeJsBinding({
     platform: true,
-    idents: ['apply', 'inject', 'name'],
+    idents: ['apply', 'inject', 'name', 'version'],
     jsBinding: 'binding.cjs',
     binaryName: config.binaryName,
     packageName: config.packageName,

@@ -30,11 +30,13 @@ mod session_index;
 use napi::bindgen_prelude::{Env, JsObjectValue, Object, Result, Unknown};
 use napi_derive::napi;
 
-/// Module exports: `name` (`'tmux-context'`), `inject` (`['agents']`) and `apply(ctx, config)`.
+/// Module exports: `name` (`'tmux-context'`), `inject` (`['agents']`), `apply(ctx, config)`, and
+/// `version`, the npm package's (package.json's `version`, for the debug line at load).
 #[napi(module_exports)]
 pub fn init(mut exports: Object, env: Env) -> Result<()> {
   exports.set_c_named_property(c"name", render::PLUGIN_NAME)?;
   exports.set_c_named_property(c"inject", vec!["agents"])?;
+  exports.set_c_named_property(c"version", env!("NPM_PACKAGE_VERSION"))?;
   exports.set_c_named_property(
     c"apply",
     env.create_function_from_closure::<Unknown, _, _>("apply", plugin::apply)?,
