@@ -130,6 +130,51 @@ impl SessionIndex {
   }
 }
 
+/// After a query that tmux did not answer in time, no query for a while, so a stuck tmux costs
+/// one turn, not every turn: 60 s, doubling up to 10 minutes, reset by a query that finished.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Backoff<T> {
+  /// No query before this instant.
+  until: Option<T>,
+  /// The pause after the next time-out.
+  next: std::time::Duration,
+}
+
+/// The first pause after a time-out.
+pub const BACKOFF_FIRST: std::time::Duration = std::time::Duration::from_secs(60);
+/// The longest pause.
+pub const BACKOFF_MAX: std::time::Duration = std::time::Duration::from_secs(600);
+
+impl<T: Copy + PartialOrd + std::ops::Add<std::time::Duration, Output = T>> Default for Backoff<T> {
+  fn default() -> Self {
+    Backoff {
+      until: None,
+      next: BACKOFF_FIRST,
+    }
+  }
+}
+
+impl<T: Copy + PartialOrd + std::ops::Add<std::time::Duration, Output = T>> Backoff<T> {
+  /// Whether a query at `now` must wait.
+  pub fn holds(&self, now: T) -> bool {
+    self.until.is_some_and(|until| now < until)
+  }
+
+  /// A query timed out at `now`: the pause it starts.
+  pub fn timed_out(&mut self, now: T) -> std::time::Duration {
+    let pause = self.next;
+    self.until = Some(now + pause);
+    self.next = (pause * 2).min(BACKOFF_MAX);
+    pause
+  }
+
+  /// A query finished (whatever it found): back to no pause.
+  pub fn finished(&mut self) {
+    self.until = None;
+    self.next = BACKOFF_FIRST;
+  }
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;
@@ -295,51 +340,6 @@ mod tests {
       }
     );
     assert_eq!(idx.after_scan(&ScanPlan::Nothing, None), idx);
-  }
-}
-
-/// After a query that tmux did not answer in time, no query for a while, so a stuck tmux costs
-/// one turn, not every turn: 60 s, doubling up to 10 minutes, reset by a query that finished.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Backoff<T> {
-  /// No query before this instant.
-  until: Option<T>,
-  /// The pause after the next time-out.
-  next: std::time::Duration,
-}
-
-/// The first pause after a time-out.
-pub const BACKOFF_FIRST: std::time::Duration = std::time::Duration::from_secs(60);
-/// The longest pause.
-pub const BACKOFF_MAX: std::time::Duration = std::time::Duration::from_secs(600);
-
-impl<T: Copy + PartialOrd + std::ops::Add<std::time::Duration, Output = T>> Default for Backoff<T> {
-  fn default() -> Self {
-    Backoff {
-      until: None,
-      next: BACKOFF_FIRST,
-    }
-  }
-}
-
-impl<T: Copy + PartialOrd + std::ops::Add<std::time::Duration, Output = T>> Backoff<T> {
-  /// Whether a query at `now` must wait.
-  pub fn holds(&self, now: T) -> bool {
-    self.until.is_some_and(|until| now < until)
-  }
-
-  /// A query timed out at `now`: the pause it starts.
-  pub fn timed_out(&mut self, now: T) -> std::time::Duration {
-    let pause = self.next;
-    self.until = Some(now + pause);
-    self.next = (pause * 2).min(BACKOFF_MAX);
-    pause
-  }
-
-  /// A query finished (whatever it found): back to no pause.
-  pub fn finished(&mut self) {
-    self.until = None;
-    self.next = BACKOFF_FIRST;
   }
 }
 
