@@ -20,7 +20,7 @@ function record(fields = {}, automaticRename = false) {
   const escaped = [q(f.session), f.windowIndex, q(f.windowName), f.paneIndex, q(f.paneId), f.windowActive, f.paneActive, f.layout]
   return `dsh-tmux-context:q2${SEP}${escaped.join(SEP)}${SEP}${automaticRename ? 1 : 0}\n`
 }
-const winlink = (id, index, active, name) => `dsh-tmux-context:wl${SEP}$${id}${SEP}${index}${SEP}${active}${SEP}${q(name)}\n`
+const winlink = (id, index, active, name) => `dsh-tmux-context:wl${SEP}$${id}${SEP}${index}${SEP}${active}${SEP}${q(name)}${SEP}$${id}\n`
 
 /** Mount native with an executor answering each turn from `script` (a function of the turn). */
 async function scripted(script, config = {}) {

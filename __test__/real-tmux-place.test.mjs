@@ -312,6 +312,30 @@ describe.skipIf(!hasTmux)('in real tmux, where the process or the server is not 
     }
   })
 
+  it.skipIf(noScript)(`a nested terminal started in the background, or in a new session (setsid): no reading, like the JS package${noScript ? ` (skipped: ${noScript})` : ''}`, async () => {
+    const server = new TmuxServer()
+    try {
+      const session = server.newSession('nested-bg')
+      for (const [label, wrap] of [
+        // Job control (set -m): the backgrounded script gets its own process group, not the pane's foreground one.
+        ['background', (command) => `exec sh -c ${shellQuote(`set -m; script -qc ${shellQuote(command)} /dev/null </dev/null >/dev/null & wait`)}`],
+        ['setsid', (command) => `exec setsid -w script -qc ${shellQuote(command)} /dev/null`],
+      ]) {
+        for (const impl of IMPLS) {
+          const { out, command } = server.probeCommand({ impl })
+          server.tmux('new-window', '-t', `${session}:`, '-n', `${label}-${impl}`, wrap(command))
+          const result = await waitForJson(out)
+          expect(result.error, `${label} ${impl}`).toBeUndefined()
+          expect(result.readings, `${label} ${impl}`).toEqual([])
+          expect(result.warnings).toEqual([])
+          if (impl === 'native') expect(result.debug.join('\n'), label).toContain("this process's terminal is not the pane's")
+        }
+      }
+    } finally {
+      server.kill()
+    }
+  })
+
   it('a stopped (SIGSTOP) server: the first turn is bounded, the turns within the 60 s backoff pass at once without a query', async () => {
     const server = new TmuxServer()
     let serverPid

@@ -198,3 +198,69 @@ describe('no input crashes it (property test at the Node-API edge)', () => {
     expect(edge.warn).not.toHaveBeenCalled()
   })
 })
+
+// Found by trying to break it (the second round): each one side by side with the JS package.
+describe('promises, thenables and lengths as odd as JS allows', () => {
+  /** One first-step pre-step whose next() returns what `downstream()` makes; 'HANG' if it never settles. */
+  async function fire(plugin, downstream, options = {}) {
+    const m = await mount(plugin, options.config ?? {}, options.respond ? { respond: options.respond } : {})
+    const warn = vi.spyOn(m.ctx.logger, 'warn').mockImplementation(() => {})
+    const turn = agentEvents(m.ctx, agentOver({ events: options.events ?? [] })).waterfall(
+      'agent/pre-step',
+      { messages: [], turn: 1, step: 1, signal: new AbortController().signal },
+      downstream,
+    )
+    const outcome = await Promise.race([
+      turn.then((d) => (Array.isArray(d?.messages) ? `reading:${readings(d).length}` : 'passed-through'), (e) => `failed:${e.message}`),
+      new Promise((r) => setTimeout(r, 2500, 'HANG')),
+    ])
+    return { outcome, warnings: warn.mock.calls.map((c) => c[0]) }
+  }
+  const own = (value, then) => Object.defineProperty(Promise.resolve(value), 'then', then)
+  const brokenThenable = () => Object.defineProperty({}, 'then', { get() { throw new Error('broken thenable') } })
+
+  it('next() returns a promise with its own `then`: waited for as `await` does (the intrinsic then)', async () => {
+    const out = await both((plugin) => fire(plugin, () => own({ kind: 'enter', messages: [] }, { value: () => {} })))
+    expect(out.native).toEqual(out.js)
+    expect(out.native.outcome).toBe('reading:1')
+  })
+
+  it('next() returns a promise whose `then` getter throws: read as `await` reads it', async () => {
+    const out = await both((plugin) => fire(plugin, () => own({ kind: 'enter', messages: [] }, { get() { throw new Error('then getter') } })))
+    expect(out.native).toEqual(out.js)
+  })
+
+  it('next() returns a thenable whose `then` getter throws: the turn fails with it, as in JS, and the process lives', async () => {
+    const out = await both((plugin) => fire(plugin, brokenThenable))
+    expect(out.native).toEqual(out.js)
+    expect(out.native.outcome).toBe('failed:broken thenable')
+  })
+
+  it('run() returns a thenable whose `then` getter throws: the contract’s warning, no location', async () => {
+    const out = await both((plugin) => fire(plugin, () => Promise.resolve({ kind: 'enter', messages: [] }), { respond: brokenThenable }))
+    expect(out.native).toEqual(out.js)
+    expect(out.native).toEqual({ outcome: 'reading:0', warnings: ['tmux location query failed: broken thenable; injecting no location this turn'] })
+  })
+
+  it('run() returns a promise with its own `then`: the result is read, not waited for until the bound', async () => {
+    const respond = () => own(runResult(line()), { value: () => {} })
+    const out = await both((plugin) => fire(plugin, () => Promise.resolve({ kind: 'enter', messages: [] }), { respond }))
+    expect(out.native).toEqual(out.js)
+    expect(out.native.outcome).toBe('reading:1')
+  })
+
+  it('downstream messages claiming 2**32 - 1 entries: one warning at once, never an allocation of that size', async () => {
+    const { outcome, warnings } = await fire(native, () => Promise.resolve({ kind: 'enter', messages: { length: 2 ** 32 - 1 } }))
+    expect(outcome).toBe('passed-through')
+    expect(warnings).toEqual(['tmux-context: pre-step failed: decision.messages holds 4294967295 entries; passing the step through unchanged'])
+  })
+
+  it('a log that is not iterable but claims a billion events fails at once, as the JS package’s spread does', async () => {
+    const started = performance.now()
+    const { outcome, warnings } = await fire(native, () => Promise.resolve({ kind: 'enter', messages: [] }), { events: { length: 1e9 } })
+    expect(outcome).toBe('reading:0')
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain('is not iterable')
+    expect(performance.now() - started).toBeLessThan(2000)
+  })
+})

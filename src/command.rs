@@ -31,7 +31,9 @@ pub const FIELD_SEP: &str = "\\t";
 pub const ESCAPED_LINE_MARKER: &str = "dsh-tmux-context:q2";
 
 /// Starts each line of a winlink of the pane (linked windows, grouped sessions): the session id,
-/// the window index and whether it is the session's current window, and the session name, escaped.
+/// the window index and whether it is the session's current window, the session name, escaped, and
+/// the session id again, so that a name holding a newline (which `q:` leaves raw) cannot end a line
+/// that reads as whole.
 pub const WINLINK_LINE_MARKER: &str = "dsh-tmux-context:wl";
 
 /// Separates the escaped fields from the plain ones inside tmux's output (never printed).
@@ -114,8 +116,11 @@ pub fn build_command(pid: u32, server: Option<ServerBinary>) -> String {
     // /proc/<pid>/stat without spawning a process; fails where /proc has no such file.
     "proc_stat() {".into(),
     "  tty= parent= pgrp= fg=".into(),
-    "  [ -r \"/proc/$1/stat\" ] && read -r stat < \"/proc/$1/stat\" || return 1".into(),
+    "  [ -r \"/proc/$1/stat\" ] || return 1".into(),
+    // Every line: a command name may hold a newline.
+    "  stat=; while IFS= read -r line || [ -n \"$line\" ]; do stat=\"$stat $line\"; done < \"/proc/$1/stat\"".into(),
     "  set -f; set -- ${stat##*') '}; set +f".into(),
+    "  case \"$2$3$5$6\" in ''|*[!0-9-]*) return 1 ;; esac".into(),
     "  parent=$2 pgrp=$3 fg=$6".into(),
     "  major=$(( ($5 >> 8) & 4095 )); minor=$(( ($5 & 255) | (($5 >> 12) & 1048320) ))".into(),
     "  if [ \"$major\" -ge 136 ] && [ \"$major\" -le 143 ]; then tty=pts/$(( (major - 136) * 256 + minor )); fi".into(),
@@ -142,15 +147,20 @@ pub fn build_command(pid: u32, server: Option<ServerBinary>) -> String {
     format!("[ -n \"$out\" ] || exit {EXIT_TMUX_SILENT}"),
     "pane_tty=${out%%'\\t'*}; rest=${out#*'\\t'}; links=${rest%%'\\t'*}; record=${rest#*'\\t'}".into(),
     "if [ \"$pane_tty\" = \"/dev/$self_tty\" ]; then :; else".into(),
-    // A nested terminal: an ancestor holds the pane's tty, in the tty's foreground process group.
+    // A nested terminal (`script`, an editor's terminal, `sudo`'s pty): up through the processes on
+    // this process's own terminal, the first ancestor on another one must hold the pane's tty, in
+    // that tty's foreground process group (not a terminal started in the background, nor setsid).
     format!("  p={pid}; n=0; found="),
-    "  while [ $n -lt 32 ] && [ -z \"$found\" ]; do".into(),
+    "  while [ $n -lt 32 ]; do".into(),
     "    if proc_stat \"$p\"; then :; else set -f; set -- $(ps -o ppid= -p \"$p\" 2>/dev/null); set +f; parent=$1; fi".into(),
     "    p=$parent; [ -n \"$p\" ] && [ \"$p\" -gt 1 ] || break".into(),
     "    if proc_stat \"$p\"; then :; else".into(),
     "      set -f; set -- $(ps -o pgid=,tpgid=,tty= -p \"$p\" 2>/dev/null); set +f; pgrp=$1 fg=$2 tty=$3".into(),
     "    fi".into(),
-    "    [ -n \"$tty\" ] && [ \"/dev/$tty\" = \"$pane_tty\" ] && [ \"$pgrp\" = \"$fg\" ] && found=1".into(),
+    "    if [ \"$tty\" != \"$self_tty\" ]; then".into(),
+    "      [ -n \"$tty\" ] && [ \"/dev/$tty\" = \"$pane_tty\" ] && [ \"$pgrp\" = \"$fg\" ] && found=1".into(),
+    "      break".into(),
+    "    fi".into(),
     "    n=$((n + 1))".into(),
     "  done".into(),
     format!("  [ -n \"$found\" ] || exit {EXIT_NOT_THE_PANE}"),
@@ -160,7 +170,7 @@ pub fn build_command(pid: u32, server: Option<ServerBinary>) -> String {
     format!("  ??) printf '%s\\n' \"${{record#*'{sep}{PLAIN_MARKER}{sep}'}}\" ;;"),
     format!("  *) printf '%s\\n' \"${{record%%'{sep}{PLAIN_MARKER}{sep}'*}}\""),
     "    case $links in 00*) ;; *)".into(),
-    format!("      tmux list-panes -a -F '#{{pane_id}}{sep}#{{session_id}}{sep}#{{window_index}}{sep}#{{window_active}}{sep}#{{q:session_name}}' 2>/dev/null |"),
+    format!("      tmux list-panes -a -F '#{{pane_id}}{sep}#{{session_id}}{sep}#{{window_index}}{sep}#{{window_active}}{sep}#{{q:session_name}}{sep}#{{session_id}}' 2>/dev/null |"),
     format!("        {}", winlink_filter()),
     "    ;; esac ;;".into(),
     "esac".into(),
@@ -245,7 +255,7 @@ mod tests {
 
   #[test]
   fn winlink_lines_read_back_as_printed() {
-    let lines = "%5\\t$3\\t0\\t1\\tview\n%7\\t$0\\t2\\t1\\tother\n%5\\t$0\\t1\\t0\\tmain\\ \\\"x\\\"\n";
+    let lines = "%5\\t$3\\t0\\t1\\tview\\t$3\n%7\\t$0\\t2\\t1\\tother\\t$0\n%5\\t$0\\t1\\t0\\tmain\\ \\\"x\\\"\\t$0\n";
     let out = std::process::Command::new("/bin/sh")
       .arg("-c")
       .arg(format!(

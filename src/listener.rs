@@ -13,9 +13,7 @@ use napi::JsValue;
 
 use crate::diagnostics::{self, Reason};
 use crate::message::enter_with_reading;
-use crate::napi_ext::{
-  object_of, resolved, take_exception, Caught, Deferred, Failure, Held, JsResult, ToJs, UnknownExt,
-};
+use crate::napi_ext::{object_of, take_exception, Caught, Deferred, Failure, Held, JsResult, ToJs, UnknownExt};
 use crate::parse::parse_output;
 use crate::pending::{Query, OWN_TIMER_GRACE_MS};
 use crate::plugin::Plugin;
@@ -94,13 +92,11 @@ pub fn pre_step<'env>(env: &'env Env, plugin: &Plugin, payload: Unknown, next: U
       return Ok(promise);
     }
   };
-  let pending = if pending.is_promise().unwrap_or(false) {
-    pending
-  } else {
-    resolved(env, pending)?.to_unknown()
-  };
   if let Err(deferred) = plugin.pending.await_next(env, pending, pre, deferred) {
-    deferred.resolve(env, pending)?;
+    // Waiting failed: settle with what next() gave, as `await` would have (a rejection stays one).
+    if deferred.resolve(env, pending).is_err() {
+      return Err(Failure::new("tmux-context: cannot wait for next()"));
+    }
   }
   Ok(promise)
 }
@@ -228,22 +224,22 @@ fn query<'env>(
       (c"timeoutMs", parts.get_loose(env, c"timeoutMs")?),
     ],
   )?;
-  let method = |key: &std::ffi::CStr, name: &str| -> JsResult<Unknown<'env>> {
-    let f = shell.get_loose(env, key)?;
+  // `bash.run(bash.resolve(request))`, in JS's order: `run` is read, then `resolve` is read and
+  // called, then `run` is called (a `run` that is not a function fails after `resolve` ran).
+  let callable = |f: Unknown<'env>, name: &str| -> JsResult<Unknown<'env>> {
     match f.as_function() {
       Some(_) => Ok(f),
       None => Err(Failure(format!("bash.{name} is not a function"))),
     }
   };
-  let run = method(c"resolve", "resolve")
-    .and_then(|resolve| {
-      let spec = resolve.call_with(env, shell, vec![request.to_unknown()])?;
-      crate::sandbox_edge::spec_to_run(env, shell, resolve, request, spec)
-    })
-    .and_then(|spec| method(c"run", "run")?.call_with(env, shell, vec![spec]));
+  let run = shell.get_loose(env, c"run").and_then(|run| {
+    let resolve = callable(shell.get_loose(env, c"resolve")?, "resolve")?;
+    let spec = resolve.call_with(env, shell, vec![request.to_unknown()])?;
+    let spec = crate::sandbox_edge::spec_to_run(env, shell, resolve, request, spec)?;
+    callable(run, "run")?.call_with(env, shell, vec![spec])
+  });
   let pending = match run {
-    Ok(v) if v.is_promise().unwrap_or(false) => v,
-    Ok(v) => resolved(env, v)?.to_unknown(),
+    Ok(v) => v,
     Err(Failure(reason)) => {
       plugin.warn(env, &diagnostics::query_failed_warning(&reason));
       return Ok(Outcome::Pass);

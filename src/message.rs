@@ -7,6 +7,10 @@ use napi::JsValue;
 use crate::napi_ext::{array_of, js_str, object_of, Caught, Failure, JsResult, UnknownExt};
 use crate::render::PLUGIN_NAME;
 
+/// More downstream messages than any step carries: a longer list (a sparse array, an array-like
+/// with a huge `length`) is a malformed decision, not a list to copy.
+const MAX_MESSAGES: u32 = 1 << 16;
+
 /// `{ kind: 'enter', messages: [reading, ...decision.messages] }`: the downstream messages are the
 /// same objects, after the reading.
 pub fn enter_with_reading<'env>(env: &'env Env, decision: Unknown<'env>, text: &str) -> JsResult<Object<'env>> {
@@ -15,6 +19,9 @@ pub fn enter_with_reading<'env>(env: &'env Env, decision: Unknown<'env>, text: &
     return Err(Failure::new("decision.messages is not iterable"));
   }
   let count = messages.length(env)?;
+  if count > MAX_MESSAGES {
+    return Err(Failure(format!("decision.messages holds {count} entries")));
+  }
   let messages = messages
     .as_object()
     .ok_or_else(|| Failure::new("decision.messages is not iterable"))?;

@@ -118,11 +118,15 @@ fn split_escaped(text: &str, count: usize) -> Option<(Vec<String>, &str)> {
   (fields.len() == count).then_some((fields, ""))
 }
 
-/// One winlink line: `<marker>\t$<id>\t<index>\t<active>\t<q:session_name>`.
+/// One winlink line: `<marker>\t$<id>\t<index>\t<active>\t<q:session_name>\t$<id>`; the id again
+/// at the end proves the line whole.
 fn parse_winlink(line: &str) -> Option<Winlink> {
   let rest = line.strip_prefix(WINLINK_LINE_MARKER)?.strip_prefix(FIELD_SEP)?;
-  let (fields, after) = split_escaped(rest, 4)?;
-  let [id, window_index, window_active, session_name]: [String; 4] = fields.try_into().ok()?;
+  let (fields, after) = split_escaped(rest, 5)?;
+  let [id, window_index, window_active, session_name, id_again]: [String; 5] = fields.try_into().ok()?;
+  if id != id_again {
+    return None;
+  }
   let session_id = id.strip_prefix('$')?.parse().ok()?;
   (after.is_empty()).then_some(Winlink {
     session_id,
@@ -152,7 +156,7 @@ pub fn parse_output(stdout: &str) -> Option<Answer> {
   let (mut fields, rest) = split_escaped(record, 9)?;
   let automatic_rename = fields.pop()? == "1";
   let location = location_from_parts(fields)?;
-  let lines: Vec<&str> = rest.lines().collect();
+  let lines: Vec<&str> = rest.split_terminator('\n').collect();
   let winlinks = lines
     .iter()
     .map(|line| parse_winlink(line))
@@ -228,7 +232,7 @@ pub(crate) mod tests {
 
   fn winlink_line(id: u64, index: &str, active: &str, name: &str) -> String {
     format!(
-      "{WINLINK_LINE_MARKER}\\t${id}\\t{index}\\t{active}\\t{}\n",
+      "{WINLINK_LINE_MARKER}\\t${id}\\t{index}\\t{active}\\t{}\\t${id}\n",
       tmux_q(name)
     )
   }
@@ -259,6 +263,21 @@ pub(crate) mod tests {
     assert_eq!(read.window_index, "4");
     assert_eq!(read.window_active, "0");
     assert_eq!(read.window_name, "w");
+  }
+
+  #[test]
+  fn a_session_name_holding_a_newline_cannot_name_the_window() {
+    // q: leaves the newline raw: the line ends inside the name, without the id again.
+    let l = loc("view", "w");
+    let split = format!("{WINLINK_LINE_MARKER}\\t$0\\t1\\t0\\ttop\n");
+    let out = format!("{}{}{split}", our_output(&l), winlink_line(3, "0", "1", "view"));
+    assert_eq!(read(&out).unwrap().session_name, "view");
+    let carriage = format!("{}{}", our_output(&l), winlink_line(0, "1", "0", "top\r"));
+    assert_eq!(
+      read(&carriage).unwrap().session_name,
+      "top\r",
+      "a carriage return stays in the name"
+    );
   }
 
   #[test]

@@ -73,6 +73,12 @@ struct Continuations {
   bind: Held,
   set_timeout: Held,
   sweep: Held,
+  /// `Promise`, `Promise.resolve` and `Promise.prototype.then`, read once: a value is waited for as
+  /// `await` waits (a promise through its own slots, whatever its `then` property says; anything
+  /// else through `Promise.resolve`, which turns a thenable whose `then` throws into a rejection).
+  promise: Held,
+  promise_resolve: Held,
+  promise_then: Held,
   after_next: Held,
   next_rejected: Held,
   query_result: Held,
@@ -99,6 +105,9 @@ impl Pending {
     let function: Unknown = global.get_c_named_property_unchecked(c"Function").caught(env)?;
     let bind = function.get_loose(env, c"prototype")?.get_loose(env, c"bind")?;
     let set_timeout: Unknown = global.get_c_named_property_unchecked(c"setTimeout").caught(env)?;
+    let promise: Unknown = global.get_c_named_property_unchecked(c"Promise").caught(env)?;
+    let promise_resolve = promise.get_loose(env, c"resolve")?;
+    let promise_then = promise.get_loose(env, c"prototype")?.get_loose(env, c"then")?;
     let continuation = |name: &str, body: Body| -> JsResult<Held> {
       let (weak, slots) = (Rc::downgrade(plugin), Rc::clone(&self.slots));
       let f = env
@@ -113,6 +122,9 @@ impl Pending {
     let continuations = Continuations {
       bind: Held::new(env, bind)?,
       set_timeout: Held::new(env, set_timeout)?,
+      promise: Held::new(env, promise)?,
+      promise_resolve: Held::new(env, promise_resolve)?,
+      promise_then: Held::new(env, promise_then)?,
       sweep: continuation("tmuxContextSweep", |env, plugin, slots, _, _| sweep(env, plugin, slots))?,
       after_next: continuation("tmuxContextAfterNext", after_next)?,
       next_rejected: continuation("tmuxContextNextRejected", next_rejected)?,
@@ -141,13 +153,23 @@ impl Pending {
       .call_with(env, f.get(env)?, vec![undefined, (id as f64).to_js(env)?])
   }
 
-  /// `pending.then(onFulfilled, onRejected)` with two continuations bound to `id`.
-  fn then(&self, env: &Env, pending: Unknown, id: u64, fulfilled: &Held, rejected: &Held) -> JsResult<()> {
+  /// Waits for `value` as `await value` does, with two continuations bound to `id`:
+  /// `Promise.prototype.then.call(promise, onFulfilled, onRejected)`, where `promise` is `value` when
+  /// it is a promise, else `Promise.resolve(value)`.
+  fn then(&self, env: &Env, value: Unknown, id: u64, fulfilled: &Held, rejected: &Held) -> JsResult<()> {
+    let c = self.continuations()?;
+    let promise = if value.is_promise().unwrap_or(false) {
+      value
+    } else {
+      c.promise_resolve
+        .get(env)?
+        .call_with(env, c.promise.get(env)?, vec![value])?
+    };
     let on_fulfilled = self.bound(env, fulfilled, id)?;
     let on_rejected = self.bound(env, rejected, id)?;
-    pending
-      .get_loose(env, c"then")?
-      .call_with(env, pending, vec![on_fulfilled, on_rejected])?;
+    c.promise_then
+      .get(env)?
+      .call_with(env, promise, vec![on_fulfilled, on_rejected])?;
     Ok(())
   }
 
@@ -262,18 +284,20 @@ fn query_failed(env: &Env, plugin: Option<Rc<Plugin>>, slots: &Slots, id: Unknow
 }
 
 /// Our own bound on queries: every query whose deadline has passed (the executor ignored
-/// `timeoutMs`, or is stuck) settles now with the decision passed through, silently, as a timeout
-/// does; the timer is armed again for the earliest query still in flight.
+/// `timeoutMs`, or is stuck) settles now with the decision passed through, as a timeout does (and
+/// starts the backoff); the timer is armed again for the earliest query still in flight.
 fn sweep(env: &Env, plugin: Option<Rc<Plugin>>, slots: &Slots) {
   if let Some(plugin) = &plugin {
     plugin.pending.sweep_armed.set(false);
   }
+  // With the plugin gone (its context disposed), nothing would arm the timer again: every query
+  // still in flight passes its decision through now.
   let now = Instant::now() + Duration::from_millis(2);
   let expired: Vec<u64> = slots
     .map
     .borrow()
     .iter()
-    .filter_map(|(id, slot)| matches!(slot, Slot::Query(q) if q.deadline <= now).then_some(*id))
+    .filter_map(|(id, slot)| matches!(slot, Slot::Query(q) if q.deadline <= now || plugin.is_none()).then_some(*id))
     .collect();
   for id in expired {
     if let Some(Slot::Query(query)) = slots.remove(id) {

@@ -91,10 +91,13 @@ fn take_failure(env: &Env) {
 
 /// The newest-first walk over the events, in JS: V8 walks an array of objects at a few
 /// nanoseconds an element, where a walk through Node-API costs about half a microsecond an event
-/// (three calls each). Compiled once per plugin; it only finds candidates (events whose `type` is
+/// (three calls each). A log that is not an array is spread first, as the JS package's
+/// `[...events]` does (a non-iterable one fails at once, however long it claims to be). Compiled once
+/// per JS environment; it only finds candidates (events whose `type` is
 /// `'user/message'` and whose `data.source` names this plugin), and Rust decides what a candidate
 /// holds.
-const NEWEST_CANDIDATE: &str = "for (let i = to - 1; i >= from; i--) {
+const NEWEST_CANDIDATE: &str = "if (!Array.isArray(events)) events = [...events];
+for (let i = to - 1; i >= from; i--) {
   const e = events[i];
   if ((typeof e === 'object' && e !== null || typeof e === 'function') && e.type === 'user/message') {
     const d = e.data;
@@ -178,6 +181,9 @@ fn scan(env: &Env, events: &Object, plan: &ScanPlan) -> JsResult<Option<Option<P
 
 /// [`scan`] without the compiled walk: each event read through Node-API.
 fn scan_through_napi(env: &Env, events: &Object, from: usize, len: usize) -> JsResult<Option<Option<Previous>>> {
+  if !events.is_array().unwrap_or(false) {
+    return Err(Failure::new("agent.session.events is not an array"));
+  }
   let mut seq = len;
   while seq > from {
     let low = seq.saturating_sub(SCAN_CHUNK).max(from);

@@ -13,7 +13,7 @@ use std::ptr;
 mod promise;
 mod refs;
 
-pub use promise::{resolved, Deferred};
+pub use promise::Deferred;
 pub use refs::{Held, Weak};
 
 use napi::bindgen_prelude::{

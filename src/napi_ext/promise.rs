@@ -51,10 +51,3 @@ impl Deferred {
     self.settle(env, value, false)
   }
 }
-
-/// A promise already resolved with `value` (what `await value` adopts for a non-promise).
-pub fn resolved<'env>(env: &'env Env, value: Unknown) -> JsResult<Object<'env>> {
-  let (deferred, promise) = Deferred::new(env)?;
-  deferred.resolve(env, value)?;
-  Ok(promise)
-}
