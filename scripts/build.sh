@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# `npm run build` (this machine's platform: --host), `npm run build:all` (every target of
+# napi.targets) and `npm run tarballs` (then scripts/pack.sh): the npm packages when missing, the
+# build tools when missing (scripts/toolchain.sh --build: rust targets, zig and cargo-zigbuild from
+# PyPI; no apt packages), then scripts/targets.mjs with the same arguments.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+case " $* " in *" --host "*) bash scripts/toolchain.sh --build --host ;; *) bash scripts/toolchain.sh --build ;; esac
+# shellcheck source=scripts/tools-env.sh
+. scripts/tools-env.sh
+exec node scripts/targets.mjs "$@"
