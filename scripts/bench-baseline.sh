@@ -10,7 +10,15 @@ dir=$PWD/.tmp/baseline
 rm -rf "$dir" && mkdir -p "$dir"
 git archive "$(git rev-parse --verify "$base^{commit}")" | tar -x -C "$dir"
 echo "bench-baseline: building $base in $dir" >&2
-cargo build --release --lib --manifest-path "$dir/Cargo.toml" --target-dir "$PWD/.tmp/baseline-target" >&2
-cp "$PWD/.tmp/baseline-target/release/libdsh_tmux_context.so" "$dir/dsh-tmux-context.linux-x64-gnu.node"
+if [ -f "$dir/scripts/targets.mjs" ]; then
+  # Built with @napi-rs/cli (this machine's platform, and its binding.cjs), as its own npm run build,
+  # with this tree's npm packages.
+  ln -s "$PWD/node_modules" "$dir/node_modules"
+  . scripts/tools-env.sh
+  (cd "$dir" && CARGO_TARGET_DIR="$PWD/../baseline-target" node scripts/targets.mjs --host) >&2
+else
+  cargo build --release --lib --manifest-path "$dir/Cargo.toml" --target-dir "$PWD/.tmp/baseline-target" >&2
+  cp "$PWD/.tmp/baseline-target/release/libdsh_tmux_context.so" "$dir/dsh-tmux-context.linux-x64-gnu.node"
+fi
 BENCH_REFERENCE="$dir/index.js" BENCH_REFERENCE_LABEL="$(git rev-parse --short "$base")" BENCH_OUT=baseline.md \
   exec bash scripts/bench.sh
