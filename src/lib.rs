@@ -4,7 +4,7 @@
 //! The pure core, with no Node-API in it: [`config`] (what the config accepts), [`command`] (the
 //! tmux query), [`server`] (which tmux binary may answer it), [`parse`] (its output), [`layout`]
 //! (a layout's pane tree), [`render`] (the reading), [`schedule`] (whether one is due, and the
-//! backoff after a stuck tmux), [`diagnostics`] (what is logged). The Node-API edge: `plugin` (`apply`), `listener` (the
+//! backoff after a stuck tmux), [`surface`] (whether the model still sees the newest reading), [`diagnostics`] (what is logged). The Node-API edge: `plugin` (`apply`), `listener` (the
 //! pre-step flow), `pending` (calls in flight and their settling), `session_index` (the newest
 //! reading per session), `message` (the reading as a message), over napi-rs's typed API and the
 //! few extensions of it in `napi_ext`.
@@ -18,6 +18,7 @@ pub mod render;
 pub mod sandbox;
 pub mod schedule;
 pub mod server;
+pub mod surface;
 
 mod listener;
 mod message;

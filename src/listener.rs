@@ -1,7 +1,8 @@
 //! The `agent/pre-step` listener, step by step as the contract lists them: `await next()` first,
-//! then, on the first step of a turn that was not rejected or aborted, find the newest reading,
-//! hold back within the refresh interval, query tmux through the executor, and put a reading in
-//! front of the step when the location changed. Any failure after `next()` (a thrown JS error, a
+//! then, on the first step of a turn that was not rejected or aborted, find the newest reading
+//! the model still sees, hold back within the refresh interval, query tmux through the executor,
+//! and put a reading in front of the step when the location changed. On a later step, only a
+//! compaction inside `next()` that shadowed the newest reading brings a reading. Any failure after `next()` (a thrown JS error, a
 //! Rust panic) becomes one `ctx.logger.warn` and the decision passes through.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -18,7 +19,8 @@ use crate::parse::parse_output;
 use crate::pending::{Query, OWN_TIMER_GRACE_MS};
 use crate::plugin::Plugin;
 use crate::schedule::{decide_injection, within_refresh_interval, Injection, Previous};
-use crate::session_index::previous_reading;
+use crate::session_index::{newest_reading, previous_reading, replace_generation};
+use crate::surface::replaced_during_next;
 
 /// The newest reading of the session, as far as this step needed it so far: read (`Known`), or
 /// still to be read from the agent's session, once a location makes it matter (`Unread`).
@@ -51,20 +53,26 @@ pub struct PreStep {
   signal: Option<Held>,
   turn: String,
   first_step: bool,
+  /// On a step after the first, the surface's replace generation before `next()` (`None` without
+  /// a surface): a compaction inside `next()` changes it.
+  generation: Option<f64>,
 }
 
 impl PreStep {
   fn read(env: &Env, payload: Unknown) -> PreStep {
     let field = |key| payload.get_loose(env, key).ok();
+    let agent = field(c"agent").filter(|v| v.is_object());
+    let first_step = field(c"step").and_then(|s| s.as_number()) == Some(1.0);
     PreStep {
-      agent: field(c"agent")
-        .filter(|v| v.is_object())
-        .and_then(|v| Held::new(env, v).ok()),
+      generation: agent
+        .filter(|_| !first_step)
+        .and_then(|agent| replace_generation(env, agent)),
+      agent: agent.and_then(|v| Held::new(env, v).ok()),
       signal: field(c"signal").and_then(|v| Held::new(env, v).ok()),
       turn: field(c"turn")
         .and_then(|t| t.to_js_string(env).ok())
         .unwrap_or_default(),
-      first_step: field(c"step").and_then(|s| s.as_number()) == Some(1.0),
+      first_step,
     }
   }
 }
@@ -78,6 +86,7 @@ pub fn pre_step<'env>(env: &'env Env, plugin: &Plugin, payload: Unknown, next: U
     signal: None,
     turn: String::new(),
     first_step: false,
+    generation: None,
   });
   let (deferred, promise) = Deferred::new(env)?;
   let undefined = ().to_js(env)?;
@@ -153,8 +162,11 @@ pub fn after_next<'env>(
     .signal
     .as_ref()
     .ok_or_else(|| Failure::new("pre-step payload has no abort signal"))?;
-  if signal.get(env)?.get_loose(env, c"aborted")?.truthy(env) || !pre.first_step {
+  if signal.get(env)?.get_loose(env, c"aborted")?.truthy(env) {
     return Ok(Outcome::Pass);
+  }
+  if !pre.first_step {
+    return after_a_replacement(env, plugin, pre, decision, deferred);
   }
   let Some(shell) = plugin.executor(env)? else {
     plugin.no_reading(env, Reason::NoExecutor);
@@ -192,6 +204,39 @@ pub fn after_next<'env>(
     shell,
     decision,
     PreviousReading::Known(previous),
+    deferred,
+  )
+}
+
+/// A step after the first: a reading only when a replacement inside `next()` (a compaction) just
+/// shadowed the newest reading, so the model's next request still carries its place. Otherwise,
+/// and on surfaces that did not change, the decision passes through.
+fn after_a_replacement<'env>(
+  env: &'env Env,
+  plugin: &Rc<Plugin>,
+  pre: &PreStep,
+  decision: Unknown<'env>,
+  deferred: &mut Option<Deferred>,
+) -> JsResult<Outcome<'env>> {
+  let Some(agent) = pre.agent.as_ref() else {
+    return Ok(Outcome::Pass);
+  };
+  let agent = agent.get(env)?;
+  if !replaced_during_next(pre.generation, replace_generation(env, agent))
+    || !newest_reading(env, agent)?.newly_shadowed
+  {
+    return Ok(Outcome::Pass);
+  }
+  let Some(shell) = plugin.executor(env)? else {
+    return Ok(Outcome::Pass);
+  };
+  query(
+    env,
+    plugin,
+    pre,
+    shell,
+    decision,
+    PreviousReading::Known(None),
     deferred,
   )
 }

@@ -12,6 +12,8 @@ pub struct Previous {
   pub state: String,
   /// The event's `time`, epoch ms.
   pub time: f64,
+  /// The event's `seq`, where it is a number: its place on the session's surface.
+  pub seq: Option<f64>,
 }
 
 /// Whether the refresh floor holds the query back: an interval `> 0`, a previous reading, and `now`
@@ -185,6 +187,7 @@ mod tests {
     let prev = Previous {
       state: String::new(),
       time: 1_000.0,
+      seq: None,
     };
     assert!(within_refresh_interval(Some(100.0), Some(&prev), 1_099.0));
     assert!(!within_refresh_interval(Some(100.0), Some(&prev), 1_100.0));
@@ -209,6 +212,7 @@ mod tests {
     let prev = Previous {
       state: render_state(before),
       time: 0.0,
+      seq: None,
     };
     let decided = decide_injection(&answer(l.clone(), automatic_rename), Some(&prev), "3");
     matches!(decided, Injection::Inject(t) if t.starts_with("tmux location (turn 3):\n"))
@@ -299,10 +303,12 @@ mod tests {
     let old = Previous {
       state: "old".into(),
       time: 1.0,
+      seq: None,
     };
     let new = Previous {
       state: "new".into(),
       time: 2.0,
+      seq: None,
     };
     let idx = SessionIndex {
       scanned: 10,

@@ -2,8 +2,8 @@
 //! per-session index attached to the session object itself (`napi_wrap`, so it dies with the
 //! session), built newest-first on first sight and extended by the events appended since. The
 //! index checks each turn that the event it saw last still stands at its place, so a log that was
-//! not only appended to is read afresh. Deriving everything from the durable events keeps the
-//! schedule across compaction, a resumed process and a new plugin instance.
+//! not only appended to is read afresh. A reading counts only while the model can see it: where
+//! the session has a surface, the newest reading's seq must still be on it ([`crate::surface`]).
 
 use napi::bindgen_prelude::{Env, JsObjectValue, Object, Unknown};
 use napi::JsValue;
@@ -11,12 +11,15 @@ use napi::JsValue;
 use crate::napi_ext::{js_str, Caught, Failure, Held, JsResult, ToJs, UnknownExt, Weak};
 use crate::render::{state_of_text, PLUGIN_NAME};
 use crate::schedule::{Previous, ScanPlan, SessionIndex};
+use crate::surface::{look, Sighting, Standing};
 
-/// What this addon keeps per session object: the index, and the last event it saw (weakly).
+/// What this addon keeps per session object: the index, the last event it saw (weakly), and what
+/// it last saw of the newest reading on the surface.
 #[derive(Default)]
 struct SessionState {
   index: SessionIndex,
   last: Option<Weak>,
+  sighting: Option<Sighting>,
 }
 
 impl SessionState {
@@ -33,9 +36,22 @@ impl SessionState {
   }
 }
 
-/// `agent.session.events`' newest reading of this plugin (`None` when there is none, or when its
-/// first content block is not text).
+/// The newest reading of a session, as the model sees it.
+pub struct Newest {
+  /// `None` when there is none, when its first content block is not text, or when a replacement
+  /// shadowed it from the surface.
+  pub previous: Option<Previous>,
+  /// The newest reading was found shadowed just now (seen visible before, or never looked at).
+  pub newly_shadowed: bool,
+}
+
+/// `agent.session.events`' newest reading of this plugin, while it is on `agent.session.surface`.
 pub fn previous_reading(env: &Env, agent: Unknown) -> JsResult<Option<Previous>> {
+  Ok(newest_reading(env, agent)?.previous)
+}
+
+/// [`previous_reading`], and whether it was shadowed just now.
+pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
   let session = agent.get_loose(env, c"session")?;
   let events = session.get_loose(env, c"events")?;
   let len = events.length(env)? as usize;
@@ -68,8 +84,27 @@ pub fn previous_reading(env: &Env, agent: Unknown) -> JsResult<Option<Previous>>
       .and_then(|e| e.as_object())
       .and_then(|e| Weak::new(env, e).ok()),
   };
-  let latest = index.latest.clone();
-  let state = SessionState { index, last };
+  let mut newest = Newest {
+    previous: index.latest.clone(),
+    newly_shadowed: false,
+  };
+  let mut sighting = state.sighting;
+  if let Some((seq, (surface, generation))) = newest
+    .previous
+    .as_ref()
+    .and_then(|p| p.seq)
+    .zip(surface_of(env, session.to_unknown()))
+  {
+    let (standing, seen) = look(sighting, seq, generation, || on_surface(env, surface, seq));
+    sighting = Some(seen);
+    if let Standing::Shadowed { newly } = standing {
+      newest = Newest {
+        previous: None,
+        newly_shadowed: newly,
+      };
+    }
+  }
+  let state = SessionState { index, last, sighting };
   match session.unwrap::<SessionState>() {
     Ok(slot) => *slot = state,
     Err(_) => {
@@ -81,7 +116,31 @@ pub fn previous_reading(env: &Env, agent: Unknown) -> JsResult<Option<Previous>>
       }
     }
   }
-  Ok(latest)
+  Ok(newest)
+}
+
+/// `agent.session.surface.replaceGeneration`: `None` when the session has no surface (harnesses
+/// before it, stand-in sessions) or reading it fails.
+pub fn replace_generation(env: &Env, agent: Unknown) -> Option<f64> {
+  let session = agent.get_loose(env, c"session").ok()?;
+  surface_of(env, session).map(|(_, generation)| generation)
+}
+
+/// `session.surface` and its `replaceGeneration`, when the surface is an object with a numeric one.
+fn surface_of<'env>(env: &Env, session: Unknown<'env>) -> Option<(Unknown<'env>, f64)> {
+  let surface = session.get_loose(env, c"surface").ok().filter(|s| s.is_object())?;
+  let generation = surface.get_loose(env, c"replaceGeneration").ok()?.as_number()?;
+  Some((surface, generation))
+}
+
+/// `surface.nodes.includes(seq)`; a surface whose nodes cannot be read keeps the reading.
+fn on_surface(env: &Env, surface: Unknown, seq: f64) -> bool {
+  (|| -> JsResult<bool> {
+    let nodes = surface.get_loose(env, c"nodes")?;
+    let includes = nodes.get_loose(env, c"includes")?;
+    Ok(includes.call_with(env, nodes, vec![seq.to_js(env)?])?.truthy(env))
+  })()
+  .unwrap_or(true)
 }
 
 /// Clears what a failed napi-rs call may have left pending.
@@ -250,8 +309,13 @@ fn reading_of(env: &Env, event: Unknown) -> JsResult<Option<Option<Previous>>> {
     .get_c_named_property_unchecked::<Unknown>(c"time")
     .caught(env)?
     .to_number(env);
+  let seq = event
+    .get_c_named_property_unchecked::<Unknown>(c"seq")
+    .caught(env)?
+    .as_number();
   Ok(Some(Some(Previous {
     state: state_of_text(&text).to_string(),
     time,
+    seq,
   })))
 }
