@@ -11,6 +11,11 @@
 // scripts/install.sh installs) and Landlock (a stand-in `bwrap` on PATH fails the provider's probe).
 // The query runs narrowed to read-only; a write with its spec is refused. For comparison, the
 // JavaScript package in the same composition under bwrap: no reading.
+// 3. A compaction in the middle of one session (dsh-compaction-basic, shipped in dsh-base): automatic
+//    (the DeepSeek adapter's catalog reports a small contextWindow; long replies), by `/compact`, and
+//    automatic at the second step of a turn whose model called the shipped bash tool first. Every
+//    conversation request of every turn carries a reading; the JavaScript package's do not from the
+//    compaction until the place changes.
 import { describe, expect, it } from 'vitest'
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -99,5 +104,41 @@ describe('e2e: the real dsh CLI in a real tmux pane', () => {
     // It queried every turn, under the deployment's workspace-write, where /tmp (the tmux socket) is private.
     expect(report.queries.ran.map((spec) => spec.sandboxPolicy.mode)).toEqual(['workspace-write', 'workspace-write', 'workspace-write'])
     expect(report.turns.map((t) => t.readings)).toEqual([[], [], []])
+  }, 180_000)
+
+  /** Turns 1-6, a compaction at turn 4, the window renamed before turn 6. */
+  const sixTurns = (mode, more = {}) => ({ turns: 6, renameBefore: 6, compaction: { mode, at: 4 }, ...more })
+
+  it.each(['auto', 'manual'])('compaction (%s) at turn 4 of six: every request of turns 1-6 carries a reading; turn 6 names the renamed window', async (mode) => {
+    const { runMultiTurn } = await import('../e2e/multi-turn.mjs')
+    const report = await runMultiTurn(sixTurns(mode))
+    expect(failed(report), show(report)).toEqual([])
+    expect(report.ok).toBe(true)
+    expect(report.turnsWhoseRequestsCarryAReading).toEqual([1, 2, 3, 4, 5, 6])
+    expect(report.turns.map((t) => t.readings.length)).toEqual([1, 0, 0, 1, 0, 1])
+    expect(report.turns[3].readings[0]).toMatch(/^tmux location \(turn 4\):\n/)
+    expect(report.turns[5].readings[0]).toContain(JSON.stringify(report.tmux.windowRenamed.to))
+    expect(report.compactions[0]).toMatchObject({ turn: mode === 'auto' ? 4 : null })
+  }, 180_000)
+
+  it('compaction at the second step of a turn (the model called bash `true` first): the next request still carries the location', async () => {
+    const { runMultiTurn } = await import('../e2e/multi-turn.mjs')
+    const report = await runMultiTurn({ turns: 4, renameBefore: 0, compaction: { mode: 'auto', at: 3, toolTurn: 3 } })
+    expect(failed(report), show(report)).toEqual([])
+    const turn3 = report.requestsByTurn[2].requests
+    expect(turn3.map((r) => r.kind)).toEqual(['tool-call', 'answer'])
+    expect(turn3.every((r) => r.readings > 0)).toBe(true)
+    expect(report.turnsWhoseRequestsCarryAReading).toEqual([1, 2, 3, 4])
+  }, 180_000)
+
+  it.each([
+    ['auto', sixTurns('auto'), [1, 2, 3, 6]],
+    ['manual', sixTurns('manual'), [1, 2, 3, 6]],
+    ['auto at a later step', { turns: 4, renameBefore: 0, compaction: { mode: 'auto', at: 3, toolTurn: 3 } }, [1, 2]],
+  ])('for comparison, the JavaScript package (Landlock, where it reads): compaction %s leaves the model without a location', async (_, scenario, carried) => {
+    const { runMultiTurn } = await import('../e2e/multi-turn.mjs')
+    const report = await runMultiTurn({ ...scenario, backend: 'landlock', plugin: 'js', expectReadings: false })
+    expect(failed(report), show(report)).toEqual([])
+    expect(report.turnsWhoseRequestsCarryAReading).toEqual(carried)
   }, 180_000)
 })

@@ -18,7 +18,10 @@
 // query ran (and, as the control, with the spec the executor first resolved): `result.sandbox`,
 // `result.queries`, `result.writeProbe`.
 //
-// Usage: node agent.mjs --sync DIR --profile-dir DIR [--turns N] [--go-timeout-ms MS]
+// With --compact-before K it runs `/compact` through the composition's command registry before turn K;
+// each --overlay FILE is one more patch layer, applied last (e.g. a small context window).
+//
+// Usage: node agent.mjs --sync DIR --profile-dir DIR [--turns N] [--go-timeout-ms MS] [--compact-before K] [--overlay FILE]...
 // Environment: DSH_HOME (sessions land in $DSH_HOME/sessions), DEEPSEEK_BASE_URL, DEEPSEEK_API_KEY.
 import { randomUUID } from 'node:crypto'
 import { existsSync, writeFileSync, appendFileSync, renameSync, rmSync } from 'node:fs'
@@ -46,6 +49,8 @@ const { values: args } = parseArgs({
     turns: { type: 'string', default: '3' },
     'go-timeout-ms': { type: 'string', default: '60000' },
     'no-probe': { type: 'boolean', default: false },
+    'compact-before': { type: 'string', default: '0' },
+    overlay: { type: 'string', multiple: true, default: [] },
   },
 })
 if (!args.sync || !args['profile-dir']) {
@@ -56,6 +61,7 @@ const syncDir = resolve(args.sync)
 const profileDir = resolve(args['profile-dir'])
 const turns = Number(args.turns)
 const goTimeoutMs = Number(args['go-timeout-ms'])
+const compactBefore = Number(args['compact-before'])
 if (!Number.isSafeInteger(turns) || turns < 1) {
   process.stderr.write(`agent.mjs: --turns must be a positive integer, got ${args.turns}\n`)
   process.exit(2)
@@ -178,6 +184,7 @@ async function main () {
     ...loadOptionalPatches(BIN, join(profileDir, 'cordis.patch.yml')) ?? [],
     ...loadOptionalPatches(BIN, join(resolveDshHome(), 'cordis.patch.yml')) ?? [],
     ...loadOverlayPatches(BIN, join(here, 'overlay.patch.yml')),
+    ...args.overlay.flatMap((file) => loadOverlayPatches(BIN, resolve(file))),
   ]
   // As the dsh launcher does on every boot: $DSH_HOME/profiles/node_modules links the packages of the dsh
   // installation, so bare names of the bundles' rows resolve from the profile too.
@@ -225,6 +232,13 @@ async function main () {
       publish(`ready-${k}`, JSON.stringify({ turn: k, sessionId: result.sessionId, pid: process.pid }) + '\n')
       log(`ready for turn ${k}; waiting for go-${k}`)
       await waitForFile(join(syncDir, `go-${k}`), goTimeoutMs)
+      if (k === compactBefore) {
+        // As a user's `/compact` between turns: the composition's own command registry runs it.
+        const ran = await root.get('commands').execute(agent, '/compact', [], AbortSignal.timeout(60_000))
+        result.compact = { beforeTurn: k, result: ran?.result }
+        log(`/compact before turn ${k}: ${JSON.stringify(ran?.result)}`)
+        await sessions.flush(agent.session)
+      }
       const firstSeq = agent.session.seq
       const text = taskOf(k)
       agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }))

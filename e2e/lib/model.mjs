@@ -1,7 +1,9 @@
 // A local stand-in for the DeepSeek API on 127.0.0.1: `POST /chat/completions` answered with an
 // OpenAI-style SSE stream ending in `data: [DONE]`, which is what dsh's DeepSeek adapter reads
 // (`DEEPSEEK_BASE_URL`, `DEEPSEEK_API_KEY`). It keeps every request it got, so a scenario can show the
-// messages the model received. The answer names the tmux location the request carried, if any.
+// messages the model received. The answer names the tmux location the request carried, if any; for the
+// compaction scenarios it can be padded (to fill a small context window), answer dsh-compaction-basic's
+// summarization request with a short summary, and open one turn with a `bash` tool call.
 import { createServer } from 'node:http'
 
 const READING = /^tmux location \(turn \d+\):\n/
@@ -28,20 +30,49 @@ export function isTitleRequest (body) {
   return !body?.tools && /session title|title for/i.test(messageText(body?.messages?.[0]))
 }
 
-function answerFor (body) {
-  if (isTitleRequest(body)) return 'tmux location check'
+/** dsh-compaction-basic's summarization request: the conversation, then its directive as the last user message. */
+export function isSummaryRequest (body) {
+  const last = body?.messages?.at(-1)
+  return last?.role === 'user' && messageText(last).startsWith('You are now acting as a compaction engine')
+}
+
+/** The turn whose task is the request's newest user task (`e2e turn K: ...`), or undefined. */
+export function taskTurn (body) {
+  const tasks = (body?.messages ?? []).filter((m) => m.role === 'user').map((m) => /^e2e turn (\d+):/.exec(messageText(m))).filter(Boolean)
+  return tasks.length === 0 ? undefined : Number(tasks.at(-1)[1])
+}
+
+/** Filler that makes an answer `chars` long, so a few turns fill a small context window. */
+const padding = (chars) => (chars > 0 ? '\n\n' + 'Padding line of the local model endpoint. '.repeat(Math.ceil(chars / 43)).slice(0, chars) : '')
+
+/**
+ * What the endpoint answers: a title, a short summary for a compaction, a `bash` call of `true` as the
+ * first step of the turn `toolTurn`, else the location the request carried (padded to `replyChars`).
+ */
+function answerFor (body, { replyChars = 0, toolTurn } = {}) {
+  if (isTitleRequest(body)) return { kind: 'title', text: 'tmux location check' }
+  if (isSummaryRequest(body)) {
+    return { kind: 'summary', text: '## Primary Request and Intent\n- The user asks where the agent runs in tmux.\n\n## Current Work\n- Answering it.' }
+  }
   const readings = readingsInRequest(body)
   const last = readings.at(-1)?.text.split('\n')[1]
-  return last ? `You are in tmux: ${last}.` : 'No tmux location was given to me.'
+  const text = (last ? `You are in tmux: ${last}.` : 'No tmux location was given to me.') + padding(replyChars)
+  if (toolTurn !== undefined && taskTurn(body) === toolTurn && body.messages.at(-1)?.role === 'user') {
+    return { kind: 'tool-call', text, toolCall: { name: 'bash', arguments: JSON.stringify({ command: 'true', description: 'Run true' }) } }
+  }
+  return { kind: 'answer', text }
 }
 
 /**
  * Start the endpoint on an ephemeral port of 127.0.0.1.
+ * @param {object} [opts]
+ * @param {number} [opts.replyChars=0] - pad every conversation answer to about this many more characters.
+ * @param {number} [opts.toolTurn] - in this turn, answer the first request with a `bash` call of `true`.
  * @returns {Promise<{ url: string, requests: object[], close: () => Promise<void> }>} `requests` grows
  *   as requests arrive: `{ n, path, sessionId, title, body, error? }` (`sessionId` from dsh's
  *   `x-deepseek-harness-session-id` header).
  */
-export function startModelServer () {
+export function startModelServer (opts = {}) {
   const requests = []
   const server = createServer((req, res) => {
     const chunks = []
@@ -58,15 +89,17 @@ export function startModelServer () {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }))
         return
       }
-      record.title = isTitleRequest(record.body)
-      const text = answerFor(record.body)
+      const answer = answerFor(record.body, opts)
+      Object.assign(record, { title: answer.kind === 'title', kind: answer.kind })
+      const text = answer.text
       const event = (delta, finish, usage) => `data: ${JSON.stringify({
         id: `mock-${record.n}`, object: 'chat.completion.chunk', created: 0, model: record.body.model,
         choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}),
       })}\n\n`
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-      res.write(event({ role: 'assistant', content: text }, null))
-      res.write(event({}, 'stop', { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 }))
+      const call = answer.toolCall && [{ index: 0, id: `call-${record.n}`, type: 'function', function: answer.toolCall }]
+      res.write(event({ role: 'assistant', content: text, ...(call ? { tool_calls: call } : {}) }, null))
+      res.write(event({}, call ? 'tool_calls' : 'stop', { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 }))
       res.end('data: [DONE]\n\n')
     })
   })

@@ -22,6 +22,7 @@ export const paneExports = (env) => PANE_VARS.filter((k) => env[k] !== undefined
  * @param {boolean} [opts.keep] - keep the scratch directory.
  * @param {Record<string,string>} [opts.env] - more environment (e.g. DSH_PERMISSION_MODE, a PATH).
  * @param {'native'|'js'} [opts.plugin='native'] - which package the profile's row mounts ('js': comparison runs).
+ * @param {object} [opts.model] - the local endpoint's options (lib/model.mjs `startModelServer`).
  * @param {object} report - filled in: ok, error, elapsedMs, dshHome, endpoint, install, patch, resolved, checks, tmpDir.
  * @param {(frame: object) => Promise<void>} body - gets { s, env, tmux, model, check, profile, deadline }.
  * @param {(s: object) => void} [onError] - adds diagnostics to the report before the scratch directory goes.
@@ -31,7 +32,7 @@ export async function runScenario (opts, report, body, onError = () => {}) {
   const s = scratch(opts.prefix, ['home', 'work', 'tmp', 'probe', ...opts.dirs], opts.keep)
   const { list, check } = checkList()
   Object.assign(report, { ok: false, error: undefined, elapsedMs: undefined, dshHome: s.home, checks: list, tmpDir: opts.keep ? s.root : undefined })
-  const model = await startModelServer()
+  const model = await startModelServer(opts.model)
   const env = userEnv({ DSH_HOME: s.home, TMPDIR: s.tmp, DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'sk-local-mock', ...opts.env })
   const tmux = new PrivateTmux({ env })
   s.onCleanup(() => tmux.kill())
