@@ -2,10 +2,9 @@
 // into a real Session exactly as dsh-compaction-basic writes it, shadows the newest reading from
 // `session.surface`; the native package then reads tmux again and injects, the JS package does not.
 // Both run side by side; everywhere a compaction does not shadow the reading they agree.
-import { randomUUID } from 'node:crypto'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { implementations, makeAgent, mount, preStep, readings, turn } from './harness.mjs'
+import { compact, implementations, makeAgent, mount, preStep, readings, turn } from './harness.mjs'
 
 afterEach(() => {
   vi.useRealTimers()
@@ -15,40 +14,6 @@ afterEach(() => {
 /** A user's own message on the surface; returns its event. */
 function say(agent, text) {
   return agent.session.append('user/message', createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }), { surfaceOp: 'append' })
-}
-
-/**
- * A compaction of the surface nodes from seq `start` to seq `end`, as dsh-compaction-basic commits one
- * (`commitCompactionBody`): `compaction/start`, `compaction/summary` with `shadowedSeqs`, the checkpoint
- * `user/message` with `surfaceOp: { op: 'replace', start, end }` and `sourceEventSeqs` [start event,
- * summary event, ...shadowed], then `compaction/end`. Returns the shadowed seqs.
- */
-function compact(agent, start, end, turnNumber = null) {
-  const session = agent.session
-  const nodes = session.surface.nodes
-  const shadowedSeqs = nodes.slice(nodes.indexOf(start), nodes.indexOf(end) + 1)
-  const lifecycle = { compactionId: randomUUID(), turn: turnNumber }
-  const startEvent = session.append('compaction/start', lifecycle)
-  const summary = [{ type: 'text', text: 'The user asked where they are; the assistant answered.' }]
-  const summaryEvent = session.append('compaction/summary', {
-    compactionId: lifecycle.compactionId,
-    summary,
-    shadowedRange: { start, end },
-    shadowedSeqs: [...shadowedSeqs],
-    shadowedTokenCount: 400,
-    provider: 'mock',
-    model: 'mock',
-  })
-  const checkpoint = createUserMessage({
-    content: [{ type: 'text', text: 'This is an automatically generated checkpoint.\n\n<compacted-summary>' }, ...summary, { type: 'text', text: '</compacted-summary>' }],
-    source: { kind: 'plugin', plugin: 'compact', compactionId: lifecycle.compactionId },
-  })
-  session.append('user/message', checkpoint, {
-    surfaceOp: { op: 'replace', start, end },
-    sourceEventSeqs: [startEvent.seq, summaryEvent.seq, ...shadowedSeqs],
-  })
-  session.append('compaction/end', lifecycle)
-  return shadowedSeqs
 }
 
 /** Compacts everything on the surface so far. */

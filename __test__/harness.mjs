@@ -1,8 +1,10 @@
 // Test harness over the real harness packages: a Cordis Context with the real AgentRegistry, a
 // ShellExecutor subclass whose run() answers what a test scripts, a real Session, and the pre-step
 // hook fired exactly as the agent loop fires it. Both implementations mount through it unchanged.
+import { randomUUID } from 'node:crypto'
 import { Context, Service } from '@deepseek-ai/cordis'
 import AgentRegistry, { agentEvents, Inbox } from '@deepseek-ai/dsh-agent'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { Session, SessionId } from '@deepseek-ai/dsh-session'
 import { ShellExecutor } from '@deepseek-ai/dsh-shell'
 
@@ -143,4 +145,38 @@ export function isDeepFrozen(value, seen = new Set()) {
   if (value === null || typeof value !== 'object' || seen.has(value)) return true
   seen.add(value)
   return Object.isFrozen(value) && Object.values(value).every((v) => isDeepFrozen(v, seen))
+}
+
+/**
+ * A compaction of the surface nodes from seq `start` to seq `end`, as dsh-compaction-basic commits one
+ * (`commitCompactionBody`): `compaction/start`, `compaction/summary` with `shadowedSeqs`, the checkpoint
+ * `user/message` with `surfaceOp: { op: 'replace', start, end }` and `sourceEventSeqs` [start event,
+ * summary event, ...shadowed], then `compaction/end`. Returns the shadowed seqs.
+ */
+export function compact(agent, start, end, turnNumber = null) {
+  const session = agent.session
+  const nodes = session.surface.nodes
+  const shadowedSeqs = nodes.slice(nodes.indexOf(start), nodes.indexOf(end) + 1)
+  const lifecycle = { compactionId: randomUUID(), turn: turnNumber }
+  const startEvent = session.append('compaction/start', lifecycle)
+  const summary = [{ type: 'text', text: 'The user asked where they are; the assistant answered.' }]
+  const summaryEvent = session.append('compaction/summary', {
+    compactionId: lifecycle.compactionId,
+    summary,
+    shadowedRange: { start, end },
+    shadowedSeqs: [...shadowedSeqs],
+    shadowedTokenCount: 400,
+    provider: 'mock',
+    model: 'mock',
+  })
+  const checkpoint = createUserMessage({
+    content: [{ type: 'text', text: 'This is an automatically generated checkpoint.\n\n<compacted-summary>' }, ...summary, { type: 'text', text: '</compacted-summary>' }],
+    source: { kind: 'plugin', plugin: 'compact', compactionId: lifecycle.compactionId },
+  })
+  session.append('user/message', checkpoint, {
+    surfaceOp: { op: 'replace', start, end },
+    sourceEventSeqs: [startEvent.seq, summaryEvent.seq, ...shadowedSeqs],
+  })
+  session.append('compaction/end', lifecycle)
+  return shadowedSeqs
 }

@@ -10,7 +10,7 @@
 import { writeFileSync } from 'node:fs'
 import { Inbox } from '@deepseek-ai/dsh-agent'
 import { Session, SessionId } from '@deepseek-ai/dsh-session'
-import { implementations, mount, preStep, runResult, line } from '../__test__/harness.mjs'
+import { compact, implementations, mount, preStep, runResult, line } from '../__test__/harness.mjs'
 import { appendOrdinary, buildSession, fullGc, REFERENCE, summary } from './lib.mjs'
 
 const out = process.argv[2]
@@ -52,13 +52,14 @@ async function makeReading(plugin) {
 }
 
 /** Which rows to measure (`BENCH_ROWS=cold`, say, for a quick look at one kind). */
-const ROWS = (process.env.BENCH_ROWS ?? 'cold,cold-none,cached,append').split(',')
+const ROWS = (process.env.BENCH_ROWS ?? 'cold,cold-none,cached,append,compacted').split(',')
 
 /**
  * One measured pre-step: time it, then check it queried once and was suppressed (or, with
  * `expectReading`, that it put exactly one reading in front of the step).
  */
 async function measure(m, agent, turn, expectReading = false) {
+  if (typeof expectReading === 'function') expectReading = expectReading(m.name)
   const ran = m.record.ran.length
   const downstream = { kind: 'enter', messages: [] }
   const t0 = now()
@@ -127,12 +128,27 @@ for (const { n, cold, rounds, batch } of PLAN) {
 
   // Steady state, on the last mounted Context of each implementation (already indexed, warm).
   for (const s of Object.values(state)) s.m ??= { name: s.name, ...(await mountInstant(s.plugin)) }
-  for (const variant of ['cached', 'append'].filter((v) => ROWS.includes(v))) {
+  // compacted: before each pre-step (untimed) a fresh reading lands and a compaction, shaped as
+  // dsh-compaction-basic writes it, shadows it. The native package then reads tmux again and injects
+  // (the surface is looked at once: `replaceGeneration` moved); the JS package suppresses, as it
+  // compares against the shadowed reading. The compaction shadows only the reading's node, so the
+  // surface keeps its length (the lookup's worst case: a whole-surface scan).
+  const shadowed = (s) => {
+    const landed = s.agent.session.append('user/message', JSON.parse(JSON.stringify(reading)), { surfaceOp: 'append' })
+    compact(s.agent, landed.seq, landed.seq, s.turn)
+  }
+  const injects = (name) => name === 'native' && !process.env.BENCH_REFERENCE
+  for (const variant of ['cached', 'append', 'compacted'].filter((v) => ROWS.includes(v))) {
     fullGc()
+    const before = (s) => {
+      if (variant === 'append') appendOrdinary(s.agent.session, s.next++)
+      if (variant === 'compacted') shadowed(s)
+    }
+    const expected = variant === 'compacted' ? injects : false
     for (const s of Object.values(state)) {
       for (let i = 0; i < 3; i++) {
-        if (variant === 'append') appendOrdinary(s.agent.session, s.next++)
-        await measure(s.m, s.agent, s.turn++)
+        before(s)
+        await measure(s.m, s.agent, s.turn++, expected)
       }
     }
     const samples = { native: [], js: [] }
@@ -143,9 +159,9 @@ for (const { n, cold, rounds, batch } of PLAN) {
         // per call; without this the native batches that follow run ~2× slower).
         fullGc()
         for (let b = 0; b < batch; b++) {
-          if (variant === 'append') appendOrdinary(s.agent.session, s.next++)
-          else void s.agent.session.events // cached: the getter returns the same frozen array
-          samples[s.name].push(await measure(s.m, s.agent, s.turn++))
+          if (variant === 'cached') void s.agent.session.events // the getter returns the same frozen array
+          else before(s)
+          samples[s.name].push(await measure(s.m, s.agent, s.turn++, expected))
         }
       }
     }

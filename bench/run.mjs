@@ -93,6 +93,9 @@ for (const r of byKind('cached')) {
 for (const r of byKind('append')) {
   row(`1b. pre-step, append just before, n = ${fmtInt(r.n)}`, r.native.median, r.js.median, { samples: `${r.native.n} + ${r.js.n}` })
 }
+for (const r of byKind('compacted')) {
+  row(`1d. pre-step just after a compaction shadowed the reading, n = ${fmtInt(r.n)}`, r.native.median, r.js.median, { samples: `${r.native.n} + ${r.js.n}` })
+}
 for (const r of byKind('cold')) {
   row(`1c. first pre-step of a fresh plugin (cold), reading at the start, n = ${fmtInt(r.n)}`, r.native.median, r.js.median, { target: TARGETS[`cold:${r.n}`], samples: `${r.native.n} + ${r.js.n}` })
 }

@@ -133,12 +133,13 @@ fn surface_of<'env>(env: &Env, session: Unknown<'env>) -> Option<(Unknown<'env>,
   Some((surface, generation))
 }
 
-/// `surface.nodes.includes(seq)`; a surface whose nodes cannot be read keeps the reading.
+/// `surface.nodes.lastIndexOf(seq) !== -1`, from the end, where a recent reading stands; a surface
+/// whose nodes cannot be read keeps the reading.
 fn on_surface(env: &Env, surface: Unknown, seq: f64) -> bool {
   (|| -> JsResult<bool> {
     let nodes = surface.get_loose(env, c"nodes")?;
-    let includes = nodes.get_loose(env, c"includes")?;
-    Ok(includes.call_with(env, nodes, vec![seq.to_js(env)?])?.truthy(env))
+    let last_index_of = nodes.get_loose(env, c"lastIndexOf")?;
+    Ok(last_index_of.call_with(env, nodes, vec![seq.to_js(env)?])?.as_number() != Some(-1.0))
   })()
   .unwrap_or(true)
 }
