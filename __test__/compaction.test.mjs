@@ -261,7 +261,58 @@ describe('a compaction inside next() (as dsh-compaction-basic runs it, a pre-ste
   })
 })
 
+describe('a compaction outside next() during a turn (as the overflow recovery of a model request)', () => {
+  it('the next step of the turn reads again (JS: none)', async () => {
+    const got = await sideBySide(async (plugin) => {
+      const { ctx, record } = await mount(plugin)
+      const agent = makeAgent()
+      const steps = [carried(await turn(ctx, agent, 1))]
+      say(agent, 'a reply too big for the window')
+      // dsh-compaction-basic's `agent/request-error` listener compacts and retries the request; no
+      // pre-step runs between.
+      compactAll(agent, 1)
+      const step2 = await preStep(ctx, agent, { turn: 1, step: 2 })
+      steps.push(carried(step2))
+      if (step2.decision.kind === 'enter') for (const m of step2.decision.messages) agent.session.append('user/message', m, { surfaceOp: 'append' })
+      steps.push(carried(await preStep(ctx, agent, { turn: 1, step: 3 })))
+      return { steps, queries: record.ran.length }
+    })
+    expect(got.native.steps).toEqual([['tmux location (turn 1):'], ['tmux location (turn 1):'], []])
+    expect(got.native.queries).toBe(2)
+    expect(got.js.steps).toEqual([['tmux location (turn 1):'], [], []])
+  })
+})
+
 describe('sessions without a surface keep the contract as it was', () => {
+  it('a surface that was never replaced shadows nothing, whatever its nodes list (the same as JS)', async () => {
+    const got = await sideBySide(async (plugin) => {
+      const { ctx } = await mount(plugin)
+      const real = makeAgent()
+      const surface = { replaceGeneration: 0, nodes: [] }
+      const agent = { ...real, session: { id: real.session.id, get events() { return real.session.events }, surface } }
+      const turns = []
+      for (let t = 1; t <= 3; t++) {
+        const out = await preStep(ctx, agent, { turn: t })
+        turns.push(carried(out))
+        if (out.decision.kind === 'enter') for (const m of out.decision.messages) real.session.append('user/message', m, { surfaceOp: 'append' })
+      }
+      return turns
+    })
+    expect(got.native).toEqual(got.js)
+    expect(got.native).toEqual([['tmux location (turn 1):'], [], []])
+  })
+
+  it('a surface whose replaceGeneration is not a finite number counts as no surface', async () => {
+    const { ctx, record } = await mount(implementations[0][1])
+    const real = makeAgent()
+    await turn(ctx, real, 1)
+    compactAll(real, null)
+    const agent = { ...real, session: { id: real.session.id, events: real.session.events, surface: { replaceGeneration: Number.NaN, nodes: [] } } }
+    expect(carried(await preStep(ctx, agent, { turn: 2 }))).toEqual([])
+    expect(carried(await preStep(ctx, agent, { turn: 2, step: 2 }))).toEqual([])
+    expect(record.ran.length).toBe(2)
+  })
+
   it('a stand-in session (events only) schedules as the JS package', async () => {
     const got = await sideBySide(async (plugin) => {
       const { ctx } = await mount(plugin)

@@ -19,8 +19,8 @@ use crate::parse::parse_output;
 use crate::pending::{Query, OWN_TIMER_GRACE_MS};
 use crate::plugin::Plugin;
 use crate::schedule::{decide_injection, within_refresh_interval, Injection, Previous};
-use crate::session_index::{newest_reading, previous_reading, replace_generation};
-use crate::surface::replaced_during_next;
+use crate::session_index::{newest_reading, previous_reading, replace_generation, seen_generation};
+use crate::surface::surface_moved;
 
 /// The newest reading of the session, as far as this step needed it so far: read (`Known`), or
 /// still to be read from the agent's session, once a location makes it matter (`Unread`).
@@ -208,9 +208,10 @@ pub fn after_next<'env>(
   )
 }
 
-/// A step after the first: a reading only when a replacement inside `next()` (a compaction) just
-/// shadowed the newest reading, so the model's next request still carries its place. Otherwise,
-/// and on surfaces that did not change, the decision passes through.
+/// A step after the first: a reading only when a replacement (a compaction) inside `next()`, or
+/// since the surface was last looked at, just shadowed the newest reading, so the model's next
+/// request still carries its place. Otherwise, and on surfaces that did not change, the decision
+/// passes through.
 fn after_a_replacement<'env>(
   env: &'env Env,
   plugin: &Rc<Plugin>,
@@ -222,9 +223,12 @@ fn after_a_replacement<'env>(
     return Ok(Outcome::Pass);
   };
   let agent = agent.get(env)?;
-  if !replaced_during_next(pre.generation, replace_generation(env, agent))
-    || !newest_reading(env, agent)?.newly_shadowed
-  {
+  let moved = surface_moved(
+    pre.generation,
+    seen_generation(env, agent),
+    replace_generation(env, agent),
+  );
+  if !moved || !newest_reading(env, agent)?.newly_shadowed {
     return Ok(Outcome::Pass);
   }
   let Some(shell) = plugin.executor(env)? else {

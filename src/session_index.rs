@@ -13,13 +13,14 @@ use crate::render::{state_of_text, PLUGIN_NAME};
 use crate::schedule::{Previous, ScanPlan, SessionIndex};
 use crate::surface::{look, Sighting, Standing};
 
-/// What this addon keeps per session object: the index, the last event it saw (weakly), and what
-/// it last saw of the newest reading on the surface.
+/// What this addon keeps per session object: the index, the last event it saw (weakly), what it
+/// last saw of the newest reading on the surface, and the surface's replace generation then.
 #[derive(Default)]
 struct SessionState {
   index: SessionIndex,
   last: Option<Weak>,
   sighting: Option<Sighting>,
+  generation: Option<f64>,
 }
 
 impl SessionState {
@@ -89,12 +90,9 @@ pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
     newly_shadowed: false,
   };
   let mut sighting = state.sighting;
-  if let Some((seq, (surface, generation))) = newest
-    .previous
-    .as_ref()
-    .and_then(|p| p.seq)
-    .zip(surface_of(env, session.to_unknown()))
-  {
+  let surface = surface_of(env, session.to_unknown());
+  let generation = surface.as_ref().map(|(_, generation)| *generation);
+  if let Some((seq, (surface, generation))) = newest.previous.as_ref().and_then(|p| p.seq).zip(surface) {
     let (standing, seen) = look(sighting, seq, generation, || on_surface(env, surface, seq));
     sighting = Some(seen);
     if let Standing::Shadowed { newly } = standing {
@@ -104,7 +102,12 @@ pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
       };
     }
   }
-  let state = SessionState { index, last, sighting };
+  let state = SessionState {
+    index,
+    last,
+    sighting,
+    generation,
+  };
   match session.unwrap::<SessionState>() {
     Ok(slot) => *slot = state,
     Err(_) => {
@@ -126,11 +129,24 @@ pub fn replace_generation(env: &Env, agent: Unknown) -> Option<f64> {
   surface_of(env, session).map(|(_, generation)| generation)
 }
 
-/// `session.surface` and its `replaceGeneration`, when the surface is an object with a numeric one.
+/// The replace generation of `agent.session`'s surface when [`newest_reading`] last looked at it;
+/// `None` when it never did (or the session has no surface).
+pub fn seen_generation(env: &Env, agent: Unknown) -> Option<f64> {
+  let session = agent.get_loose(env, c"session").ok()?.as_object()?;
+  match session.unwrap::<SessionState>() {
+    Ok(state) => state.generation,
+    Err(_) => {
+      take_failure(env);
+      None
+    }
+  }
+}
+
+/// `session.surface` and its `replaceGeneration`, when the surface is an object with a finite one.
 fn surface_of<'env>(env: &Env, session: Unknown<'env>) -> Option<(Unknown<'env>, f64)> {
   let surface = session.get_loose(env, c"surface").ok().filter(|s| s.is_object())?;
   let generation = surface.get_loose(env, c"replaceGeneration").ok()?.as_number()?;
-  Some((surface, generation))
+  generation.is_finite().then_some((surface, generation))
 }
 
 /// `surface.nodes.lastIndexOf(seq) !== -1`, from the end, where a recent reading stands; a surface

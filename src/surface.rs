@@ -26,8 +26,9 @@ pub enum Standing {
 
 /// Looks at the reading `seq` on a surface of replace generation `generation`, given what was seen
 /// `last`. `on_surface` looks `seq` up in `surface.nodes`; it is called only when the surface was
-/// replaced since the reading was last seen visible (a shadowed seq never comes back: a replacement
-/// removes seqs, an append only adds new ones).
+/// replaced since the reading was last seen visible, or at first sight once any replacement
+/// happened (generation 0: none ever did, so nothing is shadowed). A shadowed seq never comes back:
+/// a replacement removes seqs, an append only adds new ones.
 pub fn look(
   last: Option<Sighting>,
   seq: f64,
@@ -38,6 +39,7 @@ pub fn look(
   let visible = match known {
     Some(l) if !l.visible => false,
     Some(l) if l.generation == generation => true,
+    _ if generation == 0.0 => true,
     _ => on_surface(),
   };
   let standing = match (visible, known) {
@@ -55,10 +57,13 @@ pub fn look(
   )
 }
 
-/// Whether a step after the first must look at the surface: it did not change inside `next()`
-/// unless its replace generation did (`before` and `after` are `None` without a surface).
-pub fn replaced_during_next(before: Option<f64>, after: Option<f64>) -> bool {
-  matches!((before, after), (Some(before), Some(after)) if before != after)
+/// Whether a step after the first must look at the surface: only when its replace generation `now`
+/// differs from the one before `next()` (a compaction inside it) or from the one the session was
+/// last looked at with (a compaction elsewhere since, such as the overflow recovery of a model
+/// request). `None` where there is no surface, or it was never looked at.
+pub fn surface_moved(before_next: Option<f64>, last_seen: Option<f64>, now: Option<f64>) -> bool {
+  let Some(now) = now else { return false };
+  before_next.is_some_and(|b| b != now) || last_seen.is_some_and(|l| l != now)
 }
 
 #[cfg(test)]
@@ -103,16 +108,26 @@ mod tests {
   fn another_reading_is_looked_up_afresh() {
     let (standing, _) = look(seen(4.0, 2.0, false), 9.0, 2.0, || true);
     assert_eq!(standing, Standing::Visible);
-    let (standing, _) = look(None, 9.0, 0.0, || false);
+    let (standing, _) = look(None, 9.0, 1.0, || false);
     assert_eq!(standing, Standing::Shadowed { newly: true });
   }
 
   #[test]
   fn only_a_changed_generation_is_a_replacement() {
-    assert!(replaced_during_next(Some(1.0), Some(2.0)));
-    assert!(!replaced_during_next(Some(2.0), Some(2.0)));
-    assert!(!replaced_during_next(None, Some(2.0)));
-    assert!(!replaced_during_next(Some(1.0), None));
+    assert!(surface_moved(Some(1.0), None, Some(2.0)), "inside next()");
+    assert!(
+      surface_moved(Some(2.0), Some(1.0), Some(2.0)),
+      "since the last look, outside next()"
+    );
+    assert!(!surface_moved(Some(2.0), Some(2.0), Some(2.0)));
+    assert!(!surface_moved(None, None, Some(2.0)), "never looked at");
+    assert!(!surface_moved(Some(1.0), Some(1.0), None), "no surface");
+  }
+
+  #[test]
+  fn a_surface_never_replaced_shadows_nothing() {
+    let (standing, _) = look(None, 4.0, 0.0, || panic!("looked up"));
+    assert_eq!(standing, Standing::Visible);
   }
 
   proptest! {
@@ -121,7 +136,7 @@ mod tests {
     #[test]
     fn cached_looks_agree_with_the_surface(steps in proptest::collection::vec((any::<bool>(), any::<bool>()), 1..40)) {
       let seq = 7.0;
-      let (mut generation, mut on_surface, mut last) = (0.0, true, None::<Sighting>);
+      let (mut generation, mut on_surface, mut last) = (0.0_f64, true, None::<Sighting>);
       for (replace, shadows) in steps {
         if replace {
           generation += 1.0;
@@ -131,7 +146,7 @@ mod tests {
         let before = last;
         let (standing, now) = look(last, seq, generation, || { looked.set(true); on_surface });
         prop_assert_eq!(standing == Standing::Visible, on_surface);
-        let must_look = before.is_none_or(|b| b.visible && b.generation != generation);
+        let must_look = generation != 0.0 && before.is_none_or(|b| b.visible && b.generation != generation);
         prop_assert_eq!(looked.get(), must_look);
         if let Standing::Shadowed { newly } = standing {
           prop_assert_eq!(newly, before.is_none_or(|b| b.visible));
