@@ -1,7 +1,9 @@
 // Package entry of @deepseek-ai/dsh-tmux-context (native). It loads the Rust binary through the
 // loader that `napi build` generates (binding.cjs: this platform's `.node` file beside it, else the
-// binary package `@deepseek-ai/dsh-tmux-context-<platform>`), re-exports its `name`, `inject` and
-// `apply`, and builds the schemastery `Config` that Cordis validates with.
+// binary package `@deepseek-ai/dsh-tmux-context-<platform>`, else the WebAssembly package
+// `@deepseek-ai/dsh-tmux-context-wasm32-wasi`), re-exports its `name`, `inject` and `apply`, and
+// builds the schemastery `Config` that Cordis validates with. Where no build can load, importing
+// still succeeds and `apply` warns once (a harness boot never fails on this package).
 import { createRequire } from 'node:module'
 import { basename, dirname } from 'node:path'
 import z from '@deepseek-ai/schemastery'
@@ -35,45 +37,49 @@ function messages(error) {
 }
 
 /**
- * The error to throw when binding.cjs found no binary it could load, one message per kind:
- * the binary package is not installed; it is installed but failed to load; this platform has none.
+ * What binding.cjs's failure means, one kind each: a binary that is installed but failed to load
+ * (`broken`: an error to throw, the install needs fixing); or no build that can load here
+ * (`unavailable`: a sentence for the warning at apply): the binary package is not installed, this
+ * platform has no native binary, or the WebAssembly package is missing or cannot run (a Node without
+ * WASI).
  */
-function loadError(error, { name: PACKAGE, napi = {} }) {
-  const built = (napi.targets ?? []).map(platformOf)
+function classify(error, { name: PACKAGE, napi = {} }) {
+  const built = (napi.targets ?? []).filter((t) => !t.startsWith('wasm32')).map(platformOf)
   const binary = escape(napi.binaryName)
   const pkg = escape(PACKAGE)
-  // What binding.cjs tried, first tried last in the chain: `./dsh-tmux-context.<platform>.node`,
-  // then the binary package, then the WebAssembly fallback (which this package does not build).
+  // What binding.cjs tried, in order: `./dsh-tmux-context.<platform>.node`, the binary package,
+  // then `./dsh-tmux-context.wasi.cjs` and the WebAssembly package (the chain holds the last tried
+  // outermost).
   const tried = messages(error.cause).reverse()
-  const missing = new RegExp(`^Cannot find module '(?:\\./${binary}\\.([^']+)\\.node|${pkg}-([^'/]+))'`)
-  const wasi = new RegExp(`^Cannot find module '(?:\\./${binary}\\.wasi[^']*|${pkg}-wasm32-wasi[^']*)'`)
-  const native = tried.filter((m) => !wasi.test(m))
+  const missing = new RegExp(`^Cannot find module '(?:\\./${binary}\\.([^']+)\\.node|\\./${binary}\\.wasi\\.cjs|${pkg}-([^'/]+))'`)
+  const firstWasm = tried.findIndex((m) => m.startsWith(`Cannot find module './${napi.binaryName}.wasi.cjs'`) || m.includes(`${PACKAGE}-wasm32-wasi`))
+  const [native, wasm] = firstWasm < 0 ? [tried, []] : [tried.slice(0, firstWasm), tried.slice(firstWasm)]
+  const failed = (m) => !missing.test(m) && !m.startsWith('Unsupported ') && !m.startsWith('Cannot find native binding')
   const platforms = native.map((m) => m.match(missing)).filter(Boolean).map((m) => m[1] ?? m[2])
-  const failures = native.filter((m) => !missing.test(m) && !m.startsWith('Unsupported ') && !m.startsWith('Cannot find native binding'))
   const { platform, arch } = process
   const host = platforms[0] ?? `${platform}-${arch}`
-  const options = { cause: error }
-  if (failures.length > 0) {
-    return new Error(
-      `${PACKAGE}: the native binary for ${host} is installed but failed to load: ${failures[0].split('\n')[0]}`,
-      options,
-    )
+  const broken = native.find(failed)
+  if (broken !== undefined) {
+    const message = `${PACKAGE}: the native binary for ${host} is installed but failed to load: ${broken.split('\n')[0]}`
+    return { broken: new Error(message, { cause: error }) }
   }
-  if (!built.includes(host)) {
-    return new Error(
-      `${PACKAGE}: no native binary for this platform (${host}). Binaries are built for: ${built.join(', ')}. ` +
-        BUILD_FROM_SOURCE,
-      options,
-    )
+  const why = built.includes(host)
+    ? `the binary package ${PACKAGE}-${host} is not installed`
+    : `there is no native binary for this platform (${host}); binaries are built for: ${built.join(', ')}`
+  const wasmFailure = wasm.find(failed)
+  const wasmState = wasmFailure === undefined
+    ? 'nor is the WebAssembly package'
+    : `and the WebAssembly package cannot run here: ${wasmFailure.split('\n')[0]}`
+  const binaryPackage = built.includes(host) ? `the binary package (\`npm install ${PACKAGE}-${host}\`) or ` : ''
+  return {
+    unavailable:
+      `${why}, ${wasmState}. The plugin is inactive: every pre-step passes through without a reading. ` +
+      `To read tmux, install ${binaryPackage}the WebAssembly package (\`npm install --cpu=wasm32 ${PACKAGE}-wasm32-wasi\`; ` +
+      `or the tarballs of \`npm run tarballs\`), or build from source. ${BUILD_FROM_SOURCE}`,
   }
-  return new Error(
-    `${PACKAGE}: the binary package ${PACKAGE}-${host} is not installed (npm installs only the optional ` +
-      `dependency for the platform it runs on, and skips one it cannot fetch). Install it next to this package: ` +
-      `\`npm install ${PACKAGE}-${host}\`, or both tarballs from \`npm run tarballs\` in the repository.`,
-    options,
-  )
 }
 
+/** The binding, or why none can load (`{ unavailable }`); a broken install throws. */
 function loadNative() {
   try {
     return require('./binding.cjs')
@@ -83,7 +89,9 @@ function loadNative() {
     if (error?.code === 'MODULE_NOT_FOUND' && String(error.message).includes('binding.cjs')) {
       throw new Error(`${manifest.name}: binding.cjs is missing: this is a source checkout that was not built; run \`npm run build\`.`, { cause: error })
     }
-    throw loadError(error, manifest)
+    const failure = classify(error, manifest)
+    if (failure.broken) throw failure.broken
+    return { unavailable: `${manifest.name}: ${failure.unavailable}` }
   }
 }
 // ---- end of loader ----
@@ -91,31 +99,58 @@ function loadNative() {
 const native = loadNative()
 
 /** Cordis plugin name: `'tmux-context'`. */
-export const name = native.name
+export const name = native.name ?? 'tmux-context'
 /** Services this plugin needs: `['agents']`. */
-export const inject = native.inject
+export const inject = native.inject ?? ['agents']
 /**
- * The debug line at load that tells which implementation is mounted: this native build, its
- * version and platform, and the directory of the binary that loaded (made once, on first use).
+ * The debug line at load that tells which implementation is mounted: this build, its version and
+ * platform (`wasm32-wasi` for the WebAssembly build), and the directory it loaded from (made once,
+ * on first use).
  */
 let loadedMessage
 function loaded() {
   if (loadedMessage === undefined) {
-    // The binary is the module whose exports binding.cjs handed back: `<binaryName>.<platform>.node`.
-    const file = Object.values(require.cache).find((m) => m?.exports === native && m.filename.endsWith('.node'))?.filename
-    const platform = file ? basename(file).split('.').slice(1, -1).join('.') : 'unknown platform'
+    // The build is the module whose exports binding.cjs handed back: `<binaryName>.<platform>.node`,
+    // or the WebAssembly loader `<binaryName>.wasi.cjs`.
+    const file = Object.values(require.cache).find((m) => m?.exports === native && /\.(node|wasi\.cjs)$/.test(m.filename))?.filename
+    const wasm = file?.endsWith('.wasi.cjs')
+    const platform = wasm ? 'wasm32-wasi' : file ? basename(file).split('.').slice(1, -1).join('.') : 'unknown platform'
     const { version } = native
-    loadedMessage = `tmux-context: native build ${version} (${platform}) loaded from ${file ? dirname(file) : 'an unknown place'}`
+    loadedMessage = `tmux-context: ${wasm ? 'WebAssembly' : 'native'} build ${version} (${platform}) loaded from ${file ? dirname(file) : 'an unknown place'}`
   }
   return loadedMessage
 }
 
 /**
+ * The config rules of the native `apply` (src/config.rs), for when no build could load: a bad
+ * config still fails at plugin load, with the same `TypeError`.
+ */
+function checkConfig(config) {
+  const value = (key) => (config !== null && (typeof config === 'object' || typeof config === 'function') ? config[key] : undefined)
+  const number = (v) => (typeof v === 'number' ? v : Number.NaN)
+  const refresh = value('refreshIntervalMs')
+  if (refresh !== undefined && !(Number.isSafeInteger(number(refresh)) && refresh >= 0)) {
+    throw new TypeError(`tmux-context: refreshIntervalMs must be a non-negative safe integer, got ${String(refresh)}`)
+  }
+  const timeout = value('queryTimeoutMs')
+  if (timeout !== undefined && !(Number.isSafeInteger(number(timeout)) && timeout >= 1 && timeout <= 2147483647)) {
+    throw new TypeError(`tmux-context: queryTimeoutMs must be a positive safe integer no greater than 2147483647, got ${String(timeout)}`)
+  }
+}
+
+/**
  * Register the prepended `agent/pre-step` listener for the lifetime of `ctx` (synchronous, returns
  * `undefined`); throws `TypeError` on invalid config. Logs one `ctx.logger.debug` line naming the
- * native build, its version, platform and binary directory.
+ * build, its version, platform and directory. Where no build can load on this platform, it checks
+ * the config the same way, logs one `ctx.logger.warn` saying why and how to install one, and
+ * registers nothing: every pre-step passes through untouched.
  */
 export function apply(ctx, config) {
+  if (native.unavailable !== undefined) {
+    checkConfig(config)
+    ctx.logger?.warn?.(native.unavailable)
+    return
+  }
   native.apply(ctx, config)
   try {
     ctx.logger?.debug?.(loaded())

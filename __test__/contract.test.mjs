@@ -72,6 +72,13 @@ describe('module surface', () => {
   })
 })
 
+it.runIf(process.env.TMUX_CONTEXT_PACKAGE)('the build under test is the one TMUX_CONTEXT_PACKAGE names (the WebAssembly run)', () => {
+  const lines = []
+  native.apply({ on() {}, logger: { debug: (line) => lines.push(line) } }, {})
+  expect(lines[0]).toMatch(/^tmux-context: WebAssembly build \S+ \(wasm32-wasi\) loaded from /)
+  expect(lines[0]).toContain(process.env.TMUX_CONTEXT_PACKAGE.replace(/dsh-tmux-context$/, 'dsh-tmux-context-wasm32-wasi'))
+})
+
 describe.each(implementations)('config at plugin load (%s)', (_, plugin) => {
   const cases = [
     [-1, '-1'],

@@ -2,13 +2,17 @@
 // ShellExecutor subclass whose run() answers what a test scripts, a real Session, and the pre-step
 // hook fired exactly as the agent loop fires it. Both implementations mount through it unchanged.
 import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { Context, Service } from '@deepseek-ai/cordis'
 import AgentRegistry, { agentEvents, Inbox } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { Session, SessionId } from '@deepseek-ai/dsh-session'
 import { ShellExecutor } from '@deepseek-ai/dsh-shell'
 
-export const native = await import('../index.js')
+// TMUX_CONTEXT_PACKAGE: the package directory to test instead of this checkout (scripts/test.sh runs
+// the contract and differential suites once more against the WebAssembly build installed that way).
+export const native = await import(process.env.TMUX_CONTEXT_PACKAGE ? pathToFileURL(join(process.env.TMUX_CONTEXT_PACKAGE, 'index.js')).href : '../index.js')
 export const reference = await import('dsh-tmux-context-js')
 export const implementations = [
   ['native', native],

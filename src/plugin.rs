@@ -171,7 +171,7 @@ impl Plugin {
     let parts = object_of(
       env,
       &[
-        (c"command", js_str(env, &build_command(std::process::id(), server))?),
+        (c"command", js_str(env, &build_command(process_id(env)?, server))?),
         (c"timeoutMs", (self.config.query_timeout_ms as f64).to_js(env)?),
       ],
     )?;
@@ -201,5 +201,22 @@ impl Plugin {
       }
     }
     Ok(None)
+  }
+}
+
+/// This process's pid. Under WASI, where `std::process::id()` panics, the host's `process.pid`.
+#[cfg(not(target_os = "wasi"))]
+fn process_id(_env: &Env) -> JsResult<u32> {
+  Ok(std::process::id())
+}
+
+#[cfg(target_os = "wasi")]
+fn process_id(env: &Env) -> JsResult<u32> {
+  use napi::bindgen_prelude::JsObjectValue;
+  let global = env.get_global().caught(env)?;
+  let process: Unknown = global.get_c_named_property_unchecked(c"process").caught(env)?;
+  match process.get_loose(env, c"pid")?.as_number() {
+    Some(pid) if pid >= 1.0 && pid <= u32::MAX as f64 && pid.fract() == 0.0 => Ok(pid as u32),
+    _ => Err(crate::napi_ext::Failure::new("process.pid is not a pid")),
   }
 }

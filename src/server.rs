@@ -5,7 +5,6 @@
 //! it runs `/proc/<pid>/exe`, so a pid reused since cannot run anything).
 
 use std::fs;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use crate::command::ServerBinary;
@@ -19,7 +18,7 @@ pub fn checked_server(tmux_env: &str, proc: &Path, uid: u32) -> Option<ServerBin
   let (_session, pid, socket) = (parts.next()?, parts.next()?, parts.next()?);
   let pid: u32 = pid.parse().ok().filter(|&p| p > 1)?;
   let dir = proc.join(pid.to_string());
-  if fs::metadata(&dir).ok()?.uid() != uid {
+  if owner_uid(&dir)? != uid {
     return None;
   }
   let exe = fs::read_link(dir.join("exe")).ok()?;
@@ -76,7 +75,20 @@ fn start_time(stat: &str) -> Option<u64> {
 
 /// The uid of this process.
 pub fn own_uid() -> Option<u32> {
-  fs::metadata("/proc/self").ok().map(|m| m.uid())
+  owner_uid(Path::new("/proc/self"))
+}
+
+/// The uid that owns `path`; `None` where it cannot be read, and on systems without uids (Windows,
+/// WASI), where no server binary is pinned.
+#[cfg(unix)]
+fn owner_uid(path: &Path) -> Option<u32> {
+  use std::os::unix::fs::MetadataExt;
+  fs::metadata(path).ok().map(|m| m.uid())
+}
+
+#[cfg(not(unix))]
+fn owner_uid(_path: &Path) -> Option<u32> {
+  None
 }
 
 #[cfg(test)]
