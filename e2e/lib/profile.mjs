@@ -61,8 +61,8 @@ export const profileDir = (home, profile = PROFILE) => join(home, 'profiles', pr
  * Step 1: \`dsh plugin --profile <p> add ./.tmp/packs/<main> ./.tmp/packs/<platform>\`, run from the
  * repository root (dsh anchors \`./\` paths to the invoking directory).
  */
-export function installPlugin ({ env, tarballs, profile = PROFILE }) {
-  const specs = [tarballs.main, tarballs.platform].map((p) => `./${relative(REPO_DIR, p)}`)
+export function installPlugin ({ env, tarballs, profile = PROFILE, noBinary = false }) {
+  const specs = [tarballs.main, ...(noBinary ? [] : [tarballs.platform])].map((p) => `./${relative(REPO_DIR, p)}`)
   const args = ['plugin', '--profile', profile, 'add', ...specs]
   const t0 = Date.now()
   const r = spawnSync('dsh', args, { cwd: REPO_DIR, env, encoding: 'utf8', timeout: 180_000 })
@@ -128,17 +128,18 @@ export function logsLoadLine (home, profile = PROFILE) {
 }
 
 /**
- * Steps 1 and 2 for a scenario, with their checks: install both tarballs into a fresh profile, mount the
- * rows, add the probe row, and resolve the package from the profile as README's command does.
+ * Steps 1 and 2 for a scenario, with their checks: install both tarballs into a fresh profile (with
+ * `noBinary`, only the main one: a platform without a binary), mount the rows, add the probe row, and
+ * resolve the package from the profile as README's command does.
  */
-export function setUpProfile (check, { home, env, probeDir, node, plugin = 'native' }) {
+export function setUpProfile (check, { home, env, probeDir, node, plugin = 'native', noBinary = false }) {
   const tarballs = packedTarballs()
-  const install = installPlugin({ env, tarballs })
+  const install = installPlugin({ env, tarballs, noBinary })
   check('dsh plugin add: exit 0', install.status === 0, install.status === 0 ? undefined : install.error ?? install.output)
   if (install.status !== 0) throw new Error(`\`${install.command}\` failed (${install.status}): ${install.error ?? install.output}`)
   const manifest = JSON.parse(readFileSync(join(profileDir(home), 'package.json'), 'utf8'))
-  const names = ['@deepseek-ai/dsh-tmux-context', `@deepseek-ai/dsh-tmux-context-${tarballs.triple}`]
-  check('dsh plugin add: both packages are dependencies of the profile', names.every((n) => manifest.dependencies?.[n]), manifest.dependencies)
+  const names = ['@deepseek-ai/dsh-tmux-context', ...(noBinary ? [] : [`@deepseek-ai/dsh-tmux-context-${tarballs.triple}`])]
+  check('dsh plugin add: the packages are dependencies of the profile', names.every((n) => manifest.dependencies?.[n]), manifest.dependencies)
   check('dsh plugin add: plain dependencies, not bundle layers (the `declares no dsh.bundle` warnings)',
     names.every((n) => install.warnings.some((w) => w.includes(`${n} declares no dsh.bundle`))) && !names.some((n) => manifest.dsh?.profile?.bundles?.includes(n)),
     { warnings: install.warnings, bundles: manifest.dsh?.profile?.bundles })
