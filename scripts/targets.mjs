@@ -42,12 +42,14 @@ export function glibcFloor(target) {
 
 /** The triple cargo builds for a target of napi.targets: a Windows MSVC target as its GNU twin. */
 export function buildTriple(target) {
+  if (process.platform === 'win32') return target.triple
   const twins = { 'x86_64-pc-windows-msvc': 'x86_64-pc-windows-gnu', 'aarch64-pc-windows-msvc': 'aarch64-pc-windows-gnullvm' }
   return twins[target.triple] ?? target.triple
 }
 
 /** The platform name in the file `napi build` writes for a target (a Windows twin's own name). */
 function builtPlatform(target) {
+  if (process.platform === 'win32') return target.platformArchABI
   return { 'x86_64-pc-windows-msvc': 'win32-x64-gnu', 'aarch64-pc-windows-msvc': 'win32-arm64-gnullvm' }[target.triple] ?? target.platformArchABI
 }
 
@@ -62,6 +64,7 @@ export async function targets() {
 /** This machine's napi-rs platform name (`linux-x64-gnu`, `darwin-arm64`, ...). */
 export function hostPlatform() {
   const { platform, arch } = process
+  if (platform === 'win32') return `win32-${arch}-msvc`
   if (platform !== 'linux') return `${platform}-${arch}`
   return `linux-${arch}-${process.report.getReport().header.glibcVersionRuntime ? 'gnu' : 'musl'}`
 }
@@ -99,7 +102,7 @@ export function buildArgs(target, outputDir) {
 
 /** What a target's build adds to the environment: for Windows, cargo-zigbuild as CARGO and a libnode stub. */
 export function buildEnv(target) {
-  if (target.platform !== 'win32') return {}
+  if (target.platform !== 'win32' || process.platform === 'win32') return {}
   const stub = join(root, '.tmp', 'libnode-stub')
   mkdirSync(stub, { recursive: true })
   writeFileSync(join(stub, 'libnode.dll'), '')
