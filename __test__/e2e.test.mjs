@@ -16,7 +16,8 @@
 //    automatic at the second step of a turn whose model called the shipped bash tool first. Every
 //    conversation request of every turn carries a reading; the JavaScript package's do not from the
 //    compaction until the place changes.
-// 4. A platform with no build of the package (the main tarball only): dsh boots and runs, one warning.
+// 4. A platform with no build of the package (the main tarball only): dsh boots and runs, one warning;
+//    and the WebAssembly package in place of the binary one gives the reading.
 import { describe, expect, it } from 'vitest'
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -145,12 +146,21 @@ describe('e2e: the real dsh CLI in a real tmux pane', () => {
 
   it('a platform with no build of the package (only the main tarball installed): dsh boots, runs the task, and the plugin warns once', async () => {
     const { runCli } = await import('../e2e/cli.mjs')
-    const report = await runCli({ noBinary: true, tasks: ['Where am I in tmux? Answer in one line.'], renameBefore: 0 })
+    const report = await runCli({ build: 'none', tasks: ['Where am I in tmux? Answer in one line.'], renameBefore: 0 })
     expect(failed(report), show(report)).toEqual([])
     const [t] = report.tasks
     expect(t.exitCode).toBe(0)
     expect(t.request.readings).toEqual([])
     expect(t.warning).toMatch(/^warn \[tmux-context\] @deepseek-ai\/dsh-tmux-context: the binary package \S+ is not installed, nor is the WebAssembly package\. The plugin is inactive/)
     expect(t.stderr).not.toContain('plugin tree failed to load')
+  }, 180_000)
+
+  it('the WebAssembly package instead of the binary one (dsh plugin add with its tarball): dsh reads the pane through it', async () => {
+    const { runCli } = await import('../e2e/cli.mjs')
+    const report = await runCli({ build: 'wasm', tasks: ['Where am I in tmux? Answer in one line.'], renameBefore: 0 })
+    expect(failed(report), show(report)).toEqual([])
+    const [t] = report.tasks
+    expect(t.request.readings.map((r) => r.text)).toEqual([t.expected])
+    expect(t.loadLine).toMatch(/tmux-context: WebAssembly build \S+ \(wasm32-wasi\) loaded from /)
   }, 180_000)
 })

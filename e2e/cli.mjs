@@ -13,7 +13,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PROFILE, shQuote, waitUntil } from './lib/env.mjs'
 import { messageText, readingsInRequest } from './lib/model.mjs'
-import { nativeChecks, nativeLoadLine } from './lib/profile.mjs'
+import { nativeChecks, nativeLoadLine, profileDir } from './lib/profile.mjs'
 import { backendEnv } from './lib/sandbox.mjs'
 import { paneExports, runScenario, scenarioMain } from './lib/scenario.mjs'
 import { analyzeTurns, findSessionLog, readSessionLog, turnChecks } from './lib/session-log.mjs'
@@ -34,7 +34,7 @@ function paneScript ({ env, work, run, tasks }) {
 }
 
 /** The checks of one finished task, from the requests the endpoint got and its session log. */
-function taskChecks (check, t, { home, requests, profile, noBinary }) {
+function taskChecks (check, t, { home, requests, profile, build }) {
   const label = `task ${t.k}`
   check(`${label}: dsh exit 0`, t.exitCode === 0, { exitCode: t.exitCode, stderr: t.stderr.slice(-2000) })
   const own = requests.filter((r) => !r.title && r.body?.messages?.some((m) => m.role === 'user' && messageText(m) === t.task))
@@ -53,7 +53,15 @@ function taskChecks (check, t, { home, requests, profile, noBinary }) {
   turnChecks(check, label, t.turn, t.expected, t.request)
   const answer = t.expected === undefined ? 'No tmux location was given to me.' : `You are in tmux: ${t.expected.split('\n')[1]}.`
   check(`${label}: dsh printed the model's answer`, t.stdout.trim() === answer, { want: answer, got: t.stdout.trim() })
-  if (noBinary) {
+  if (build === 'wasm') {
+    // The WebAssembly package, on a machine whose binary package was not installed: no .node mapped.
+    check(`${label}: no binary was mapped`, t.probe !== undefined && t.probe.files.length === 0, t.probe)
+    t.loadLine = t.stderr.split('\n').find((l) => l.includes('tmux-context: WebAssembly build '))
+    const dir = join(profileDir(home), 'node_modules', '@deepseek-ai', 'dsh-tmux-context-wasm32-wasi')
+    check(`${label}: the debug load line names the WebAssembly build`, t.loadLine?.endsWith(`(wasm32-wasi) loaded from ${dir}`), t.loadLine)
+    return
+  }
+  if (build === 'none') {
     // No build of the package can load: it says so once, through the harness's logger, and dsh runs.
     check(`${label}: no binary was mapped`, t.probe !== undefined && t.probe.files.length === 0, t.probe)
     t.warning = t.stderr.split('\n').find((l) => l.includes('The plugin is inactive'))
@@ -74,15 +82,16 @@ function taskChecks (check, t, { home, requests, profile, noBinary }) {
  * @param {boolean} [opts.keep=false] - keep the temporary directory (DSH_HOME, logs); tmux is always stopped.
  * @param {'bwrap'|'landlock'} [opts.backend] - the sandbox backend dsh must confine with (lib/sandbox.mjs);
  *   default: whatever this machine gives it.
- * @param {boolean} [opts.noBinary] - install only the main tarball, as on a platform with no build of
- *   the package: dsh must still boot and run the task, with no reading and one warning.
+ * @param {'native'|'wasm'|'none'} [opts.build='native'] - what is installed beside the main tarball: the
+ *   binary package, the WebAssembly package (which must then give the reading), or nothing (as on a
+ *   platform with no build: dsh must still boot and run the task, with no reading and one warning).
  * @returns {Promise<object>} the report (see README.md); `ok` tells whether every check passed.
  */
 export function runCli (opts = {}) {
   const tasks = opts.tasks ?? DEFAULT_TASKS
   const renameBefore = opts.renameBefore ?? 2
   const report = { tmux: undefined, tasks: [], requests: 0 }
-  const frame = { prefix: 'dsh-cli-e2e-', dirs: ['run'], timeoutMs: opts.timeoutMs ?? 180_000, keep: opts.keep, env: backendEnv(opts.backend), noBinary: opts.noBinary }
+  const frame = { prefix: 'dsh-cli-e2e-', dirs: ['run'], timeoutMs: opts.timeoutMs ?? 180_000, keep: opts.keep, env: backendEnv(opts.backend), build: opts.build }
   return runScenario(frame, report,
     async ({ s, env, tmux, model, check, profile, deadline }) => {
       const script = join(s.root, 'pane.sh')
@@ -96,7 +105,7 @@ export function runCli (opts = {}) {
           tmux.renameWindow(to)
           report.tmux.renamed = { beforeTask: k, from: tmux.window, to }
         }
-        const expected = opts.noBinary ? undefined : `tmux location (turn 1):\n${tmux.expectedReading()}`
+        const expected = opts.build === 'none' ? undefined : `tmux location (turn 1):\n${tmux.expectedReading()}`
         const started = Date.now()
         writeFileSync(join(s.run, `go-${k}`), '')
         const rc = join(s.run, `rc-${k}`)
@@ -109,7 +118,7 @@ export function runCli (opts = {}) {
           stdout: read(`out-${k}`), stderr: read(`err-${k}`), probe: probeFile ? JSON.parse(readFileSync(join(s.probe, probeFile), 'utf8')) : undefined })
       }
       report.requests = model.requests.length
-      for (const t of report.tasks) taskChecks(check, t, { home: s.home, requests: model.requests, profile, noBinary: opts.noBinary })
+      for (const t of report.tasks) taskChecks(check, t, { home: s.home, requests: model.requests, profile, build: opts.build })
       if (opts.backend !== undefined) {
         for (const t of report.tasks) check(`task ${t.k}: dsh confined with ${opts.backend}`, t.probe?.sandbox?.runner === opts.backend, t.probe?.sandbox)
       }
@@ -123,10 +132,10 @@ await scenarioMain(import.meta.url, {
   tasks: { type: 'string', default: String(DEFAULT_TASKS.length) },
   'rename-before': { type: 'string', default: '2' },
   backend: { type: 'string' },
-  'no-binary': { type: 'boolean', default: false },
+  build: { type: 'string', default: 'native' },
 }, (v) => runCli({
   backend: v.backend,
-  noBinary: v['no-binary'],
+  build: v.build,
   tasks: Array.from({ length: Number(v.tasks) }, (_, i) => DEFAULT_TASKS[i] ?? `Task ${i + 1}: where am I in tmux? Answer in one line.`),
   renameBefore: Number(v['rename-before']),
   timeoutMs: v.timeoutMs,

@@ -30,7 +30,7 @@ export function packedTarballs (dir = PACKS_DIR) {
   if (!files.includes(MAIN_TARBALL)) throw new Error(`no ${MAIN_TARBALL} in ${dir}: run \`npm run tarballs\` first`)
   const triple = localTriples().find((t) => byTriple.has(t))
   if (!triple) throw new Error(`no binary package for this machine (${localTriples().join(' or ')}) in ${dir}; found: ${[...byTriple.keys()].join(', ') || 'none'}`)
-  return { main: join(dir, MAIN_TARBALL), platform: join(dir, byTriple.get(triple)), triple, available: [...byTriple.keys()] }
+  return { main: join(dir, MAIN_TARBALL), platform: join(dir, byTriple.get(triple)), wasm: join(dir, 'dsh-tmux-context-wasm32-wasi.tgz'), triple, available: [...byTriple.keys()] }
 }
 
 /**
@@ -61,8 +61,9 @@ export const profileDir = (home, profile = PROFILE) => join(home, 'profiles', pr
  * Step 1: \`dsh plugin --profile <p> add ./.tmp/packs/<main> ./.tmp/packs/<platform>\`, run from the
  * repository root (dsh anchors \`./\` paths to the invoking directory).
  */
-export function installPlugin ({ env, tarballs, profile = PROFILE, noBinary = false }) {
-  const specs = [tarballs.main, ...(noBinary ? [] : [tarballs.platform])].map((p) => `./${relative(REPO_DIR, p)}`)
+export function installPlugin ({ env, tarballs, profile = PROFILE, build = 'native' }) {
+  const second = { native: [tarballs.platform], wasm: [tarballs.wasm], none: [] }[build]
+  const specs = [tarballs.main, ...second].map((p) => `./${relative(REPO_DIR, p)}`)
   const args = ['plugin', '--profile', profile, 'add', ...specs]
   const t0 = Date.now()
   const r = spawnSync('dsh', args, { cwd: REPO_DIR, env, encoding: 'utf8', timeout: 180_000 })
@@ -128,17 +129,18 @@ export function logsLoadLine (home, profile = PROFILE) {
 }
 
 /**
- * Steps 1 and 2 for a scenario, with their checks: install both tarballs into a fresh profile (with
- * `noBinary`, only the main one: a platform without a binary), mount the rows, add the probe row, and
- * resolve the package from the profile as README's command does.
+ * Steps 1 and 2 for a scenario, with their checks: install both tarballs into a fresh profile (`build`:
+ * the binary package of this machine, `'wasm'` the WebAssembly package instead, `'none'` only the main
+ * one: a platform without a build), mount the rows, add the probe row, and resolve the package from
+ * the profile as README's command does.
  */
-export function setUpProfile (check, { home, env, probeDir, node, plugin = 'native', noBinary = false }) {
+export function setUpProfile (check, { home, env, probeDir, node, plugin = 'native', build = 'native' }) {
   const tarballs = packedTarballs()
-  const install = installPlugin({ env, tarballs, noBinary })
+  const install = installPlugin({ env, tarballs, build })
   check('dsh plugin add: exit 0', install.status === 0, install.status === 0 ? undefined : install.error ?? install.output)
   if (install.status !== 0) throw new Error(`\`${install.command}\` failed (${install.status}): ${install.error ?? install.output}`)
   const manifest = JSON.parse(readFileSync(join(profileDir(home), 'package.json'), 'utf8'))
-  const names = ['@deepseek-ai/dsh-tmux-context', ...(noBinary ? [] : [`@deepseek-ai/dsh-tmux-context-${tarballs.triple}`])]
+  const names = ['@deepseek-ai/dsh-tmux-context', ...{ native: [`@deepseek-ai/dsh-tmux-context-${tarballs.triple}`], wasm: ['@deepseek-ai/dsh-tmux-context-wasm32-wasi'], none: [] }[build]]
   check('dsh plugin add: the packages are dependencies of the profile', names.every((n) => manifest.dependencies?.[n]), manifest.dependencies)
   check('dsh plugin add: plain dependencies, not bundle layers (the `declares no dsh.bundle` warnings)',
     names.every((n) => install.warnings.some((w) => w.includes(`${n} declares no dsh.bundle`))) && !names.some((n) => manifest.dsh?.profile?.bundles?.includes(n)),

@@ -23,7 +23,8 @@ export const paneExports = (env) => PANE_VARS.filter((k) => env[k] !== undefined
  * @param {Record<string,string>} [opts.env] - more environment (e.g. DSH_PERMISSION_MODE, a PATH).
  * @param {'native'|'js'} [opts.plugin='native'] - which package the profile's row mounts ('js': comparison runs).
  * @param {object} [opts.model] - the local endpoint's options (lib/model.mjs `startModelServer`).
- * @param {boolean} [opts.noBinary] - install only the main tarball (a platform without a binary).
+ * @param {'native'|'wasm'|'none'} [opts.build='native'] - which build to install beside the main tarball
+ *   (lib/profile.mjs `setUpProfile`).
  * @param {object} report - filled in: ok, error, elapsedMs, dshHome, endpoint, install, patch, resolved, checks, tmpDir.
  * @param {(frame: object) => Promise<void>} body - gets { s, env, tmux, model, check, profile, deadline }.
  * @param {(s: object) => void} [onError] - adds diagnostics to the report before the scratch directory goes.
@@ -39,7 +40,7 @@ export async function runScenario (opts, report, body, onError = () => {}) {
   s.onCleanup(() => tmux.kill())
   try {
     report.endpoint = model.url
-    const profile = setUpProfile(check, { home: s.home, env, probeDir: s.probe, node: NODE22, plugin: opts.plugin, noBinary: opts.noBinary })
+    const profile = setUpProfile(check, { home: s.home, env, probeDir: s.probe, node: NODE22, plugin: opts.plugin, build: opts.build })
     Object.assign(report, { install: profile.install, patch: profile.patch, resolved: profile.resolved })
     await body({ s, env, tmux, model, check, profile, deadline: t0 + opts.timeoutMs })
     report.ok = list.every((c) => c.pass)
