@@ -134,9 +134,9 @@ export async function turn(ctx, agent, n, options = {}) {
   return out
 }
 
-/** The readings a decision carries (messages whose source is this plugin). */
+/** The readings a decision carries (messages whose source is this plugin, in either generation's shape). */
 export function readings(decision) {
-  return (decision.messages ?? []).filter((m) => m?.source?.plugin === 'tmux-context')
+  return (decision.messages ?? []).filter((m) => m?.source?.plugin === 'tmux-context' || m?.source?.kind === 'tmux-context')
 }
 
 /** The message JSON without its `id`, for comparing two implementations. */

@@ -15,7 +15,7 @@ case "$(uname -s)" in
     npm ci --no-audit --no-fund
     node scripts/targets.mjs --host
     cargo test --lib
-    exec npx vitest run __test__/contract.test.mjs __test__/differential.test.mjs __test__/compaction.test.mjs \
+    exec npx vitest run __test__/contract.test.mjs __test__/differential.test.mjs __test__/compaction.test.mjs __test__/generations.test.mjs \
       __test__/robustness.test.mjs __test__/sandbox.test.mjs __test__/place.test.mjs
     ;;
 esac
@@ -31,7 +31,7 @@ npx vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest.json 
 #    user installs it (the main tarball and the wasm32-wasi one, no native binary in reach), and
 #    NAPI_RS_FORCE_WASI=error so nothing else can load.
 wasm=$(bash scripts/wasm-consumer.sh)
-TMUX_CONTEXT_PACKAGE=$wasm NAPI_RS_FORCE_WASI=error npx vitest run __test__/contract.test.mjs __test__/differential.test.mjs __test__/compaction.test.mjs \
+TMUX_CONTEXT_PACKAGE=$wasm NAPI_RS_FORCE_WASI=error npx vitest run __test__/contract.test.mjs __test__/differential.test.mjs __test__/compaction.test.mjs __test__/generations.test.mjs \
   --reporter=default --reporter=json --outputFile=.tmp/vitest-wasm.json || status=$?
 # One plain closing line for both vitest runs' counts.
 node -e "

@@ -10,6 +10,10 @@ pub fn query_failed_warning(reason: &str) -> String {
   format!("tmux location query failed: {reason}; injecting no location this turn")
 }
 
+/// The warning logged once when the executor has neither `run()` nor `execute()`.
+pub const NO_EXECUTOR_API_WARNING: &str =
+  "tmux-context: the executor has neither run() nor execute(); no tmux location is read";
+
 /// The warning logged when anything else inside the listener fails (a thrown JS error, a panic).
 pub fn listener_failed_warning(reason: &str) -> String {
   format!("tmux-context: pre-step failed: {reason}; passing the step through unchanged")

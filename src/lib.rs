@@ -2,7 +2,7 @@
 //! model where its agent process runs in tmux.
 //!
 //! The pure core, with no Node-API in it: [`config`] (what the config accepts), [`command`] (the
-//! tmux query), [`server`] (which tmux binary may answer it), [`parse`] (its output), [`layout`]
+//! tmux query), [`executor`] (which executor API it goes through), [`server`] (which tmux binary may answer it), [`parse`] (its output), [`layout`]
 //! (a layout's pane tree), [`render`] (the reading), [`schedule`] (whether one is due, and the
 //! backoff after a stuck tmux), [`surface`] (whether the model still sees the newest reading), [`diagnostics`] (what is logged). The Node-API edge: `plugin` (`apply`), `listener` (the
 //! pre-step flow), `pending` (calls in flight and their settling), `session_index` (the newest
@@ -12,6 +12,7 @@
 pub mod command;
 pub mod config;
 pub mod diagnostics;
+pub mod executor;
 pub mod layout;
 pub mod parse;
 pub mod render;

@@ -13,6 +13,7 @@ use napi::bindgen_prelude::{Env, JsObjectValue, Object, Unknown};
 use napi::JsValue;
 
 use crate::diagnostics::{self, Reason};
+use crate::executor::{executor_api, ExecutorApi, Member, QUERY_STDOUT_MAX_BYTES};
 use crate::message::enter_with_reading;
 use crate::napi_ext::{object_of, take_exception, Caught, Deferred, Failure, Held, JsResult, ToJs, UnknownExt};
 use crate::parse::parse_output;
@@ -265,27 +266,53 @@ fn query<'env>(
     return Ok(Outcome::Pass);
   }
   let parts = plugin.request_parts(env)?;
-  let request = object_of(
-    env,
-    &[
-      (c"command", parts.get_loose(env, c"command")?),
-      (c"signal", signal),
-      (c"timeoutMs", parts.get_loose(env, c"timeoutMs")?),
-    ],
-  )?;
+  // `run` where the executor has one, else `execute` (the upstream 0.1.7+ generation).
+  let member = |f: &JsResult<Unknown<'env>>| match f {
+    Ok(f) if f.as_function().is_some() => Member::Function,
+    Ok(f) if f.is_undefined() => Member::Absent,
+    _ => Member::Other,
+  };
+  let run = shell.get_loose(env, c"run");
+  let execute = if member(&run) == Member::Absent {
+    shell.get_loose(env, c"execute")
+  } else {
+    Ok(().to_js(env)?)
+  };
+  let Some(api) = executor_api(member(&run), member(&execute)) else {
+    plugin.warn_once(env, diagnostics::NO_EXECUTOR_API_WARNING);
+    return Ok(Outcome::Pass);
+  };
+  let mut fields = vec![
+    (c"command", parts.get_loose(env, c"command")?),
+    (c"signal", signal),
+    (c"timeoutMs", parts.get_loose(env, c"timeoutMs")?),
+  ];
+  if api == ExecutorApi::Execute {
+    fields.push((c"stdoutMaxBytes", (QUERY_STDOUT_MAX_BYTES as f64).to_js(env)?));
+  }
+  let request = object_of(env, &fields)?;
   // `bash.run(bash.resolve(request))`, in JS's order: `run` is read, then `resolve` is read and
-  // called, then `run` is called (a `run` that is not a function fails after `resolve` ran).
+  // called, then `run` is called (a `run` that is not a function fails after `resolve` ran). The
+  // `execute()` generation: `(await bash.execute(bash.resolve(request))).result()`, the same way.
   let callable = |f: Unknown<'env>, name: &str| -> JsResult<Unknown<'env>> {
     match f.as_function() {
       Some(_) => Ok(f),
       None => Err(Failure(format!("bash.{name} is not a function"))),
     }
   };
-  let run = shell.get_loose(env, c"run").and_then(|run| {
+  let (call, name) = match api {
+    ExecutorApi::Run => (run, "run"),
+    ExecutorApi::Execute => (execute, "execute"),
+  };
+  let run = call.and_then(|call| {
     let resolve = callable(shell.get_loose(env, c"resolve")?, "resolve")?;
     let spec = resolve.call_with(env, shell, vec![request.to_unknown()])?;
     let spec = crate::sandbox_edge::spec_to_run(env, shell, resolve, request, spec)?;
-    callable(run, "run")?.call_with(env, shell, vec![spec])
+    let called = callable(call, name)?.call_with(env, shell, vec![spec])?;
+    match api {
+      ExecutorApi::Run => Ok(called),
+      ExecutorApi::Execute => plugin.pending.result_of(env, called),
+    }
   });
   let pending = match run {
     Ok(v) => v,
@@ -305,6 +332,7 @@ fn query<'env>(
     decision: held,
     previous,
     turn: pre.turn.clone(),
+    api,
   };
   if let Err(query) = plugin.pending.await_query(env, pending, query) {
     // Take the promise back, so the failure is contained and the step settles now.
@@ -322,6 +350,7 @@ pub fn on_query_result<'env>(
   decision: Unknown<'env>,
   previous: PreviousReading,
   turn: &str,
+  api: ExecutorApi,
 ) -> JsResult<Outcome<'env>> {
   let exit_code = result.get_loose(env, c"exitCode")?.as_number();
   if exit_code != Some(0.0) {
@@ -341,7 +370,9 @@ pub fn on_query_result<'env>(
   let previous = previous.read(env)?;
   match decide_injection(&answer, previous.as_ref(), turn) {
     Injection::Unchanged => Ok(Outcome::Pass),
-    Injection::Inject(text) => Ok(Outcome::Value(enter_with_reading(env, decision, &text)?.to_unknown())),
+    Injection::Inject(text) => Ok(Outcome::Value(
+      enter_with_reading(env, decision, &text, api.own_source_kind())?.to_unknown(),
+    )),
   }
 }
 

@@ -12,8 +12,13 @@ use crate::render::PLUGIN_NAME;
 const MAX_MESSAGES: u32 = 1 << 16;
 
 /// `{ kind: 'enter', messages: [reading, ...decision.messages] }`: the downstream messages are the
-/// same objects, after the reading.
-pub fn enter_with_reading<'env>(env: &'env Env, decision: Unknown<'env>, text: &str) -> JsResult<Object<'env>> {
+/// same objects, after the reading (its source of the host's own kind with `own_kind`).
+pub fn enter_with_reading<'env>(
+  env: &'env Env,
+  decision: Unknown<'env>,
+  text: &str,
+  own_kind: bool,
+) -> JsResult<Object<'env>> {
   let messages = decision.get_loose(env, c"messages")?;
   if !messages.is_object() {
     return Err(Failure::new("decision.messages is not iterable"));
@@ -26,7 +31,7 @@ pub fn enter_with_reading<'env>(env: &'env Env, decision: Unknown<'env>, text: &
     .as_object()
     .ok_or_else(|| Failure::new("decision.messages is not iterable"))?;
   let mut all = Vec::with_capacity(count as usize + 1);
-  all.push(reading_message(env, text)?.to_unknown());
+  all.push(reading_message(env, text, own_kind)?.to_unknown());
   for index in 0..count {
     all.push(messages.get_element::<Unknown>(index).caught(env)?);
   }
@@ -41,8 +46,9 @@ pub fn enter_with_reading<'env>(env: &'env Env, decision: Unknown<'env>, text: &
 
 /// The user message of a reading: `{ content: [{ type: 'text', text }], source: { kind: 'plugin',
 /// plugin: 'tmux-context', form: 'snapshot', sections: [{ name: 'tmux-context', text }] }, role:
-/// 'user', id: <fresh UUID v4> }`, every object frozen.
-pub fn reading_message<'env>(env: &'env Env, text: &str) -> JsResult<Object<'env>> {
+/// 'user', id: <fresh UUID v4> }`, every object frozen. With `own_kind` (the `execute()`
+/// generation), the source is `{ kind: 'tmux-context', form: 'snapshot', sections }`.
+pub fn reading_message<'env>(env: &'env Env, text: &str, own_kind: bool) -> JsResult<Object<'env>> {
   let frozen = |mut object: Object<'env>| -> JsResult<Unknown<'env>> {
     object.freeze().caught(env)?;
     Ok(object.to_unknown())
@@ -53,15 +59,20 @@ pub fn reading_message<'env>(env: &'env Env, text: &str) -> JsResult<Object<'env
   let content = frozen(array_of(env, &[block])?)?;
   let section = frozen(object_of(env, &[(c"name", plugin), (c"text", text)])?)?;
   let sections = frozen(array_of(env, &[section])?)?;
-  let source = frozen(object_of(
-    env,
-    &[
-      (c"kind", js_str(env, "plugin")?),
-      (c"plugin", plugin),
-      (c"form", js_str(env, "snapshot")?),
-      (c"sections", sections),
-    ],
-  )?)?;
+  let form = js_str(env, "snapshot")?;
+  let source = frozen(if own_kind {
+    object_of(env, &[(c"kind", plugin), (c"form", form), (c"sections", sections)])?
+  } else {
+    object_of(
+      env,
+      &[
+        (c"kind", js_str(env, "plugin")?),
+        (c"plugin", plugin),
+        (c"form", form),
+        (c"sections", sections),
+      ],
+    )?
+  })?;
   let id = js_str(env, &uuid::Uuid::new_v4().to_string())?;
   let mut message = object_of(
     env,

@@ -15,6 +15,7 @@ use napi::JsValue;
 
 use crate::config::MAX_QUERY_TIMEOUT_MS;
 use crate::diagnostics;
+use crate::executor::ExecutorApi;
 use crate::listener::{self, PreStep, PreviousReading};
 use crate::napi_ext::{error_message, Caught, Deferred, Failure, Held, JsResult, Returned, ToJs, UnknownExt};
 use crate::plugin::{argument, Plugin};
@@ -31,6 +32,8 @@ pub struct Query {
   /// The newest reading, or the agent whose session holds it (read once a location is known).
   pub previous: PreviousReading,
   pub turn: String,
+  /// The executor API the query went through (it decides the reading's source shape).
+  pub api: ExecutorApi,
 }
 
 enum Slot {
@@ -83,6 +86,8 @@ struct Continuations {
   next_rejected: Held,
   query_result: Held,
   query_failed: Held,
+  /// `(handle) => handle.result()`, for the `execute()` generation.
+  execution_result: Held,
 }
 
 /// Calls in flight of one plugin, and the functions that continue them.
@@ -130,6 +135,21 @@ impl Pending {
       next_rejected: continuation("tmuxContextNextRejected", next_rejected)?,
       query_result: continuation("tmuxContextQueryResult", query_result)?,
       query_failed: continuation("tmuxContextQueryFailed", query_failed)?,
+      execution_result: Held::new(
+        env,
+        env
+          .create_function_from_closure::<Unknown, _, _>("tmuxContextExecutionResult", |cx: FunctionCallContext| {
+            let env = &*cx.env;
+            let handle = argument(&cx, 0);
+            let result = handle.get_loose(env, c"result")?;
+            if result.as_function().is_none() {
+              return Err(napi::Error::from_reason("execution.result is not a function"));
+            }
+            Ok(Returned::of(result.call_with(env, handle, vec![])?))
+          })
+          .caught(env)?
+          .to_unknown(),
+      )?,
     };
     self
       .continuations
@@ -171,6 +191,22 @@ impl Pending {
       .get(env)?
       .call_with(env, promise, vec![on_fulfilled, on_rejected])?;
     Ok(())
+  }
+
+  /// `Promise.resolve(execution).then((handle) => handle.result())`: the run's result of an
+  /// `execute()` call, as one promise (a handle without `result()` rejects it).
+  pub fn result_of<'env>(&self, env: &'env Env, execution: Unknown<'env>) -> JsResult<Unknown<'env>> {
+    let c = self.continuations()?;
+    let promise = if execution.is_promise().unwrap_or(false) {
+      execution
+    } else {
+      c.promise_resolve
+        .get(env)?
+        .call_with(env, c.promise.get(env)?, vec![execution])?
+    };
+    c.promise_then
+      .get(env)?
+      .call_with(env, promise, vec![c.execution_result.get(env)?])
   }
 
   /// Waits for `next()`'s promise; its decision continues the listener ([`listener::after_next`]).
@@ -262,9 +298,10 @@ fn query_result(env: &Env, plugin: Option<Rc<Plugin>>, slots: &Slots, id: Unknow
   if let Some(Slot::Query(mut query)) = slots.take(id) {
     let previous = std::mem::replace(&mut query.previous, PreviousReading::Known(None));
     let turn = std::mem::take(&mut query.turn);
+    let api = query.api;
     query.settle(env, |env, decision| match &plugin {
       Some(plugin) => listener::contain(env, plugin, decision, |env| {
-        listener::on_query_result(env, plugin, result, decision, previous, &turn)
+        listener::on_query_result(env, plugin, result, decision, previous, &turn, api)
       }),
       None => decision,
     });

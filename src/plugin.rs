@@ -33,6 +33,8 @@ pub struct Plugin {
   pub backoff: RefCell<Backoff<Instant>>,
   /// Why the last first step got no reading, as logged (`None` after a reading or an unchanged one).
   last_reason: RefCell<Option<Reason>>,
+  /// The warnings logged once per plugin, as logged.
+  warned_once: RefCell<Vec<&'static str>>,
   /// `ctx.get` (a function bound to the context's reflect service), read once: reading it through
   /// the context proxy each turn costs an accessor call and an `Error` with its stack.
   ctx_get: RefCell<Option<Held>>,
@@ -59,6 +61,7 @@ pub fn apply(cx: FunctionCallContext) -> NapiResult<Returned> {
     request_parts: OnceCell::new(),
     backoff: RefCell::default(),
     last_reason: RefCell::new(None),
+    warned_once: RefCell::default(),
     ctx_get: RefCell::new(None),
     pending: Pending::default(),
   });
@@ -133,6 +136,15 @@ impl Plugin {
   /// `ctx.logger.warn(message)`; a logger that throws is ignored.
   pub fn warn(&self, env: &Env, message: &str) {
     self.log(env, c"warn", message);
+  }
+
+  /// `ctx.logger.warn(message)`, the first time only.
+  pub fn warn_once(&self, env: &Env, message: &'static str) {
+    if self.warned_once.borrow().contains(&message) {
+      return;
+    }
+    self.warned_once.borrow_mut().push(message);
+    self.warn(env, message);
   }
 
   /// `ctx.logger[level](message)`; a logger that throws is ignored.

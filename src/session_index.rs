@@ -179,7 +179,7 @@ for (let i = to - 1; i >= from; i--) {
     const d = e.data;
     if (typeof d === 'object' && d !== null || typeof d === 'function') {
       const s = d.source;
-      if ((typeof s === 'object' && s !== null || typeof s === 'function') && s.kind === 'plugin' && s.plugin === plugin) return i;
+      if ((typeof s === 'object' && s !== null || typeof s === 'function') && (s.kind === 'plugin' && s.plugin === plugin || s.kind === plugin)) return i;
     }
   }
 }
@@ -308,7 +308,9 @@ fn reading_of(env: &Env, event: Unknown) -> JsResult<Option<Option<Previous>>> {
         .is_ok_and(|v| v.string_is(expected))
     })
   };
-  if !(field_is(c"kind", "plugin") && field_is(c"plugin", PLUGIN_NAME)) {
+  // Either generation's shape: `{ kind: 'plugin', plugin: 'tmux-context' }`, or the upstream 0.1.7+
+  // `{ kind: 'tmux-context' }`.
+  if !(field_is(c"kind", "plugin") && field_is(c"plugin", PLUGIN_NAME) || field_is(c"kind", PLUGIN_NAME)) {
     return Ok(None);
   }
   let content = data.get_loose(env, c"content")?;
