@@ -24,12 +24,32 @@ const output = fc.oneof(
 
 const exitCode = fc.oneof({ weight: 8, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(1, null, 127) })
 
-async function runBoth(steps) {
+/**
+ * How the log and the executor's text reach the plugin: the Session as it is, or its events as an
+ * iterable without `length` (a `Set`, a getter returning a generator), and `stdout.text` as a string
+ * or a `String` object. The JS package reads each the same way.
+ */
+const logShape = fc.constantFrom('array', 'set', 'generator')
+const textShape = fc.constantFrom('string', 'String object')
+
+function viewOf(agent, shape) {
+  if (shape === 'array') return agent
+  const real = agent.session
+  const events = shape === 'set' ? () => new Set(real.events) : () => (function* () { yield* real.events })()
+  return { ...agent, session: { id: real.id, get events() { return events() }, append: (...a) => real.append(...a) } }
+}
+
+async function runBoth(steps, { log = 'array', text: stdoutText = 'string' } = {}) {
   const results = []
   for (const [, plugin] of implementations) {
     let i = 0
-    const { ctx } = await mount(plugin, {}, { respond: () => Promise.resolve(runResult(steps[i].stdout, steps[i++].exitCode)) })
-    const agent = makeAgent()
+    const respond = () => {
+      const result = runResult(steps[i].stdout, steps[i++].exitCode)
+      if (stdoutText === 'String object') result.stdout = { ...result.stdout, text: new String(result.stdout.text) }
+      return Promise.resolve(result)
+    }
+    const { ctx } = await mount(plugin, {}, { respond })
+    const agent = viewOf(makeAgent(), log)
     const seen = []
     for (let t = 1; t <= steps.length; t++) {
       const out = await turn(ctx, agent, t)
@@ -57,8 +77,8 @@ describe('native vs JS reference on random executor outputs', () => {
       .tuple(fc.array(fc.record({ stdout: output, exitCode }), { minLength: 3, maxLength: 3 }), fc.array(fc.nat(2), { minLength: 2, maxLength: 7 }))
       .map(([pool, picks]) => picks.map((i) => pool[i]))
     await fc.assert(
-      fc.asyncProperty(sequence, async (steps) => {
-        const [ours, theirs] = await runBoth(steps)
+      fc.asyncProperty(sequence, logShape, textShape, async (steps, log, text) => {
+        const [ours, theirs] = await runBoth(steps, { log, text })
         expect(ours).toEqual(theirs)
       }),
       { numRuns: 150 },

@@ -9,15 +9,17 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use napi::bindgen_prelude::{Env, JsObjectValue, Object, Unknown};
+use napi::bindgen_prelude::{Env, FunctionCallContext, JsObjectValue, Unknown};
 use napi::JsValue;
 
 use crate::diagnostics::{self, Reason};
 use crate::executor::{executor_api, ExecutorApi, Member, QUERY_STDOUT_MAX_BYTES};
 use crate::message::enter_with_reading;
-use crate::napi_ext::{object_of, take_exception, Caught, Deferred, Failure, Held, JsResult, ToJs, UnknownExt};
+use crate::napi_ext::{
+  argument, js_str, object_of, take_exception, Caught, Deferred, Failure, Held, JsResult, ToJs, UnknownExt,
+};
 use crate::parse::parse_output;
-use crate::pending::{Query, OWN_TIMER_GRACE_MS};
+use crate::pending::{self, Query, OWN_TIMER_GRACE_MS};
 use crate::plugin::Plugin;
 use crate::schedule::{decide_injection, within_refresh_interval, Injection, Previous};
 use crate::session_index::{newest_reading, previous_reading, replace_generation, seen_generation};
@@ -39,6 +41,11 @@ impl PreviousReading {
   }
 }
 
+/// `v === undefined || v === null`.
+fn is_nullish(v: &Unknown) -> bool {
+  matches!(v.get_type(), Ok(napi::ValueType::Undefined | napi::ValueType::Null))
+}
+
 /// What a step of the listener decided.
 pub enum Outcome<'env> {
   /// Hand `next()`'s decision back untouched.
@@ -48,10 +55,10 @@ pub enum Outcome<'env> {
 }
 
 /// The payload fields the listener reads before calling `next()`, as the JS listener destructures
-/// `{ agent, turn, step, signal }`.
-pub struct PreStep {
-  agent: Option<Held>,
-  signal: Option<Held>,
+/// `{ agent, turn, step, signal }`. They travel to the continuation as its bound arguments.
+pub struct PreStep<'env> {
+  agent: Option<Unknown<'env>>,
+  signal: Option<Unknown<'env>>,
   turn: String,
   first_step: bool,
   /// On a step after the first, the surface's replace generation before `next()` (`None` without
@@ -59,8 +66,21 @@ pub struct PreStep {
   generation: Option<f64>,
 }
 
-impl PreStep {
-  fn read(env: &Env, payload: Unknown) -> PreStep {
+impl<'env> PreStep<'env> {
+  /// How many arguments [`PreStep::bound_args`] gives.
+  pub const BOUND_ARGS: usize = 5;
+
+  fn empty() -> PreStep<'env> {
+    PreStep {
+      agent: None,
+      signal: None,
+      turn: String::new(),
+      first_step: false,
+      generation: None,
+    }
+  }
+
+  fn read(env: &'env Env, payload: Unknown<'env>) -> PreStep<'env> {
     let field = |key| payload.get_loose(env, key).ok();
     let agent = field(c"agent").filter(|v| v.is_object());
     let first_step = field(c"step").and_then(|s| s.as_number()) == Some(1.0);
@@ -68,12 +88,44 @@ impl PreStep {
       generation: agent
         .filter(|_| !first_step)
         .and_then(|agent| replace_generation(env, agent)),
-      agent: agent.and_then(|v| Held::new(env, v).ok()),
-      signal: field(c"signal").and_then(|v| Held::new(env, v).ok()),
+      agent,
+      signal: field(c"signal").filter(|v| !is_nullish(v)),
       turn: field(c"turn")
         .and_then(|t| t.to_js_string(env).ok())
         .unwrap_or_default(),
       first_step,
+    }
+  }
+
+  /// `[agent, signal, turn, firstStep, generation]`, `undefined` for what is missing.
+  pub fn bound_args(&self, env: &'env Env) -> JsResult<Vec<Unknown<'env>>> {
+    let or_undefined = |v: Option<Unknown<'env>>| -> JsResult<Unknown<'env>> {
+      match v {
+        Some(v) => Ok(v),
+        None => ().to_js(env),
+      }
+    };
+    Ok(vec![
+      or_undefined(self.agent)?,
+      or_undefined(self.signal)?,
+      js_str(env, &self.turn)?,
+      self.first_step.to_js(env)?,
+      match self.generation {
+        Some(g) => g.to_js(env)?,
+        None => ().to_js(env)?,
+      },
+    ])
+  }
+
+  /// The fields back from a continuation's bound arguments, from argument `at` on.
+  pub fn from_bound(cx: &'env FunctionCallContext<'_>, at: usize) -> PreStep<'env> {
+    let env: &'env Env = cx.env;
+    PreStep {
+      agent: Some(argument(cx, at)).filter(|v| v.is_object()),
+      signal: Some(argument(cx, at + 1)).filter(|v| !is_nullish(v)),
+      turn: argument(cx, at + 2).as_string().unwrap_or_default(),
+      first_step: argument(cx, at + 3).truthy(env),
+      generation: argument(cx, at + 4).as_number(),
     }
   }
 }
@@ -81,34 +133,29 @@ impl PreStep {
 /// The listener `(payload, next)`: calls `next()` and returns a promise of the step's decision.
 /// `next()` throwing rejects that promise with the same error, as `await next()` in an async
 /// listener would.
-pub fn pre_step<'env>(env: &'env Env, plugin: &Plugin, payload: Unknown, next: Unknown) -> JsResult<Object<'env>> {
-  let pre = catch_unwind(AssertUnwindSafe(|| PreStep::read(env, payload))).unwrap_or(PreStep {
-    agent: None,
-    signal: None,
-    turn: String::new(),
-    first_step: false,
-    generation: None,
-  });
-  let (deferred, promise) = Deferred::new(env)?;
+pub fn pre_step<'env>(
+  env: &'env Env,
+  plugin: &Plugin,
+  payload: Unknown<'env>,
+  next: Unknown<'env>,
+) -> JsResult<Unknown<'env>> {
+  let pre = catch_unwind(AssertUnwindSafe(|| PreStep::read(env, payload))).unwrap_or_else(|_| PreStep::empty());
   let undefined = ().to_js(env)?;
   let called = match next.as_function() {
     Some(next) => next.apply(undefined, crate::napi_ext::Args(vec![])).caught_raw(env),
     None => Err(take_exception(env).unwrap_or(undefined)),
   };
-  let pending = match called {
-    Ok(pending) => pending,
-    Err(thrown) => {
-      deferred.reject(env, thrown)?;
-      return Ok(promise);
-    }
+  let (value, fulfilled) = match called {
+    Ok(pending) => match pending::await_next(env, plugin.id, pending, &pre) {
+      Ok(continued) => return Ok(continued),
+      // Waiting failed: settle with what next() gave, as `await` would have (a rejection stays one).
+      Err(_) => (pending, true),
+    },
+    Err(thrown) => (thrown, false),
   };
-  if let Err(deferred) = plugin.pending.await_next(env, pending, pre, deferred) {
-    // Waiting failed: settle with what next() gave, as `await` would have (a rejection stays one).
-    if deferred.resolve(env, pending).is_err() {
-      return Err(Failure::new("tmux-context: cannot wait for next()"));
-    }
-  }
-  Ok(promise)
+  let (deferred, promise) = Deferred::new(env)?;
+  deferred.settle(env, value, fulfilled)?;
+  Ok(promise.to_unknown())
 }
 
 /// A call's result, with a thrown value kept as the value itself (to reject with).
@@ -147,43 +194,37 @@ pub fn contain<'env>(
   decision
 }
 
-/// Contract steps 2 to 6, once `next()` has resolved with `decision`. When a query starts, it
-/// takes `deferred` over and settles the listener's promise itself.
+/// Contract steps 2 to 6, once `next()` has resolved with `decision`. When a query starts, the
+/// outcome is the promise of its decision.
 pub fn after_next<'env>(
   env: &'env Env,
   plugin: &Rc<Plugin>,
-  pre: &PreStep,
+  pre: &PreStep<'env>,
   decision: Unknown<'env>,
-  deferred: &mut Option<Deferred>,
 ) -> JsResult<Outcome<'env>> {
   if decision.get_loose(env, c"kind")?.string_is("reject") {
     return Ok(Outcome::Pass);
   }
   let signal = pre
     .signal
-    .as_ref()
     .ok_or_else(|| Failure::new("pre-step payload has no abort signal"))?;
-  if signal.get(env)?.get_loose(env, c"aborted")?.truthy(env) {
+  if signal.get_loose(env, c"aborted")?.truthy(env) {
     return Ok(Outcome::Pass);
   }
   if !pre.first_step {
-    return after_a_replacement(env, plugin, pre, decision, deferred);
+    return after_a_replacement(env, plugin, pre, decision);
   }
   let Some(shell) = plugin.executor(env)? else {
     plugin.no_reading(env, Reason::NoExecutor);
     return Ok(Outcome::Pass);
   };
-  let agent = pre
-    .agent
-    .as_ref()
-    .ok_or_else(|| Failure::new("pre-step payload has no agent"))?
-    .get(env)?;
+  let agent = pre.agent.ok_or_else(|| Failure::new("pre-step payload has no agent"))?;
   let interval = plugin.config.refresh_interval_ms;
   if !interval.is_some_and(|i| i > 0.0) {
     // Without a refresh floor the previous reading only matters once a location is known: a
     // process outside tmux never reads the log.
     let previous = PreviousReading::Unread(Held::new(env, agent)?);
-    return query(env, plugin, pre, shell, decision, previous, deferred);
+    return query(env, plugin, pre, shell, decision, previous);
   }
   let previous = previous_reading(env, agent)?;
   if previous.is_some() {
@@ -198,15 +239,7 @@ pub fn after_next<'env>(
       return Ok(Outcome::Pass);
     }
   }
-  query(
-    env,
-    plugin,
-    pre,
-    shell,
-    decision,
-    PreviousReading::Known(previous),
-    deferred,
-  )
+  query(env, plugin, pre, shell, decision, PreviousReading::Known(previous))
 }
 
 /// A step after the first: a reading only when a replacement (a compaction) inside `next()`, or
@@ -216,14 +249,12 @@ pub fn after_next<'env>(
 fn after_a_replacement<'env>(
   env: &'env Env,
   plugin: &Rc<Plugin>,
-  pre: &PreStep,
+  pre: &PreStep<'env>,
   decision: Unknown<'env>,
-  deferred: &mut Option<Deferred>,
 ) -> JsResult<Outcome<'env>> {
-  let Some(agent) = pre.agent.as_ref() else {
+  let Some(agent) = pre.agent else {
     return Ok(Outcome::Pass);
   };
-  let agent = agent.get(env)?;
   let moved = surface_moved(
     pre.generation,
     seen_generation(env, agent),
@@ -235,30 +266,21 @@ fn after_a_replacement<'env>(
   let Some(shell) = plugin.executor(env)? else {
     return Ok(Outcome::Pass);
   };
-  query(
-    env,
-    plugin,
-    pre,
-    shell,
-    decision,
-    PreviousReading::Known(None),
-    deferred,
-  )
+  query(env, plugin, pre, shell, decision, PreviousReading::Known(None))
 }
 
 /// Contract step 6: `shell.run(shell.resolve({ command, signal, timeoutMs }))`, bounded by our own
 /// timer too. `resolve()` throwing or `run()` rejecting is one warning and no location.
 fn query<'env>(
   env: &'env Env,
-  plugin: &Plugin,
-  pre: &PreStep,
+  plugin: &Rc<Plugin>,
+  pre: &PreStep<'env>,
   shell: Unknown<'env>,
   decision: Unknown<'env>,
   previous: PreviousReading,
-  deferred: &mut Option<Deferred>,
 ) -> JsResult<Outcome<'env>> {
-  let signal = match &pre.signal {
-    Some(signal) => signal.get(env)?,
+  let signal = match pre.signal {
+    Some(signal) => signal,
     None => ().to_js(env)?,
   };
   if plugin.backoff.borrow().holds(Instant::now()) {
@@ -311,7 +333,7 @@ fn query<'env>(
     let called = callable(call, name)?.call_with(env, shell, vec![spec])?;
     match api {
       ExecutorApi::Run => Ok(called),
-      ExecutorApi::Execute => plugin.pending.result_of(env, called),
+      ExecutorApi::Execute => pending::result_of(env, called),
     }
   });
   let pending = match run {
@@ -322,24 +344,23 @@ fn query<'env>(
     }
   };
   let held = Held::new(env, decision)?;
-  let taken = deferred
-    .take()
-    .ok_or_else(|| Failure::new("tmux-context: step already settled"))?;
+  let (deferred, promise) = Deferred::new(env)?;
   let bound = Duration::from_millis(plugin.config.query_timeout_ms.saturating_add(OWN_TIMER_GRACE_MS));
   let query = Query {
-    deferred: taken,
+    deferred,
     deadline: Instant::now() + bound,
     decision: held,
     previous,
     turn: pre.turn.clone(),
     api,
+    plugin: Rc::clone(plugin),
   };
-  if let Err(query) = plugin.pending.await_query(env, pending, query) {
-    // Take the promise back, so the failure is contained and the step settles now.
-    *deferred = Some(query.deferred);
+  if let Err(query) = pending::await_query(env, pending, query) {
+    // Settle the query's promise (nobody waits for it) and contain the failure: the step passes.
+    let _ = query.deferred.resolve(env, decision);
     return Err(Failure::new("tmux-context: cannot wait for the executor"));
   }
-  Ok(Outcome::Pass)
+  Ok(Outcome::Value(promise.to_unknown()))
 }
 
 /// Contract steps 6 (result) to 8: exit code, parse, compare, the new decision.
@@ -360,7 +381,7 @@ pub fn on_query_result<'env>(
   plugin.backoff.borrow_mut().finished();
   let stdout = result.get_loose(env, c"stdout")?.get_loose(env, c"text")?;
   let stdout = stdout
-    .as_string()
+    .as_string_value(env)
     .ok_or_else(|| Failure::new("executor stdout.text is not a string"))?;
   let Some(answer) = parse_output(&stdout) else {
     plugin.no_reading(env, Reason::Unreadable);

@@ -14,17 +14,20 @@ use crate::command::build_command;
 use crate::config::{self, Config, RawValue};
 use crate::diagnostics::Reason;
 use crate::listener;
-use crate::napi_ext::{js_str, js_string, object_of, Caught, Held, JsResult, Returned, ToJs, UnknownExt};
-use crate::pending::Pending;
+use crate::napi_ext::{
+  argument, js_str, js_string, object_of, Caught, Held, JsResult, Returned, ToJs, UnknownExt, Weak,
+};
+use crate::pending;
 use crate::schedule::Backoff;
 use crate::server::{checked_server, own_uid};
 
 /// One applied plugin, shared by its listener and its continuations.
 pub struct Plugin {
-  /// The context the plugin was applied to. Held strongly, as the JS listener's closure holds it:
-  /// the listener keeps its context. This makes no leak: Cordis drops the listener when the
-  /// context is disposed, and the listener owns this.
-  pub ctx: Held,
+  /// The context the plugin was applied to, held weakly: Cordis holds it (its listener record
+  /// names it) while the plugin is mounted, and once it is disposed nothing of ours keeps its
+  /// object graph from the next GC (a strong reference would, until the listener's finalizer ran
+  /// on a later turn of the event loop: about 8 KiB a load/unload cycle).
+  ctx: Weak,
   pub config: Config,
   /// `{ command, timeoutMs }`: the query's values, made at the first query (the command names the
   /// tmux server's binary once it is checked).
@@ -37,9 +40,9 @@ pub struct Plugin {
   warned_once: RefCell<Vec<&'static str>>,
   /// `ctx.get` (a function bound to the context's reflect service), read once: reading it through
   /// the context proxy each turn costs an accessor call and an `Error` with its stack.
-  ctx_get: RefCell<Option<Held>>,
-  /// Calls waiting for `next()` or the executor, and the functions that continue them.
-  pub pending: Pending,
+  ctx_get: RefCell<Option<Weak>>,
+  /// This plugin's id, by which its steps' continuations find it (`pending`).
+  pub id: u64,
 }
 
 /// The N-API entry `apply(ctx, config)`: throws the contract's `TypeError` on invalid config (the
@@ -55,27 +58,22 @@ pub fn apply(cx: FunctionCallContext) -> NapiResult<Returned> {
       return Err(napi::Error::new(Status::PendingException, message));
     }
   };
+  let context = ctx
+    .as_object()
+    .ok_or_else(|| napi::Error::from_reason("tmux-context: the context is not an object"))?;
   let plugin = Rc::new(Plugin {
-    ctx: Held::new(env, ctx)?,
+    ctx: Weak::new(env, context)?,
     config,
     request_parts: OnceCell::new(),
     backoff: RefCell::default(),
     last_reason: RefCell::new(None),
     warned_once: RefCell::default(),
     ctx_get: RefCell::new(None),
-    pending: Pending::default(),
+    id: pending::new_plugin_id(),
   });
-  plugin.pending.set_up(env, &plugin)?;
+  pending::register(&plugin);
   register_listener(env, ctx, plugin)?;
   Ok(Returned::of(().to_js(env)?))
-}
-
-/// Argument `index` of a call, `undefined` when the caller passed fewer.
-pub fn argument<'a>(cx: &'a FunctionCallContext, index: usize) -> Unknown<'a> {
-  match cx.get::<Unknown>(index) {
-    Ok(value) => value,
-    Err(_) => ().to_js(cx.env).expect("undefined"),
-  }
 }
 
 /// `ctx.on('agent/pre-step', listener, { prepend: true })`.
@@ -132,10 +130,25 @@ fn read_config(env: &Env, config: Unknown) -> JsResult<Result<Config, String>> {
   )
 }
 
+impl Drop for Plugin {
+  fn drop(&mut self) {
+    pending::unregister(self.id);
+  }
+}
+
 impl Plugin {
   /// `ctx.logger.warn(message)`; a logger that throws is ignored.
   pub fn warn(&self, env: &Env, message: &str) {
     self.log(env, c"warn", message);
+  }
+
+  /// The context, while it lives.
+  fn context<'env>(&self, env: &'env Env) -> JsResult<Unknown<'env>> {
+    self
+      .ctx
+      .get(env)
+      .map(|ctx| ctx.to_unknown())
+      .ok_or_else(|| crate::napi_ext::Failure::new("tmux-context: the context is gone"))
   }
 
   /// `ctx.logger.warn(message)`, the first time only.
@@ -150,7 +163,7 @@ impl Plugin {
   /// `ctx.logger[level](message)`; a logger that throws is ignored.
   fn log(&self, env: &Env, level: &std::ffi::CStr, message: &str) {
     let _ = (|| -> JsResult<()> {
-      let logger = self.ctx.get(env)?.get_loose(env, c"logger")?;
+      let logger = self.context(env)?.get_loose(env, c"logger")?;
       let log = logger.get_loose(env, level)?;
       log.call_with(env, logger, vec![js_str(env, message)?])?;
       Ok(())
@@ -194,14 +207,19 @@ impl Plugin {
   /// `ctx.get('shell')`, else `ctx.get('bash')` (the 0.0.x harness's executor); `None` when neither
   /// is mounted.
   pub fn executor<'env>(&self, env: &'env Env) -> JsResult<Option<Unknown<'env>>> {
-    let ctx = self.ctx.get(env)?;
-    let cached = self.ctx_get.borrow().as_ref().and_then(|f| f.get(env).ok());
+    let ctx = self.context(env)?;
+    let cached = self
+      .ctx_get
+      .borrow()
+      .as_ref()
+      .and_then(|f| f.get(env))
+      .map(|f| f.to_unknown());
     let get = match cached {
       Some(get) => get,
       None => {
         let get = ctx.get_loose(env, c"get")?;
-        if get.is_object() {
-          *self.ctx_get.borrow_mut() = Held::new(env, get).ok();
+        if let Some(function) = get.as_object() {
+          *self.ctx_get.borrow_mut() = Weak::new(env, function).ok();
         }
         get
       }

@@ -20,6 +20,10 @@
 //!
 //! Nothing of the executor's is changed in place (its objects may be frozen): the narrowed policy
 //! and request are new objects (`Object.assign({}, …)`, as JS spread), the signal is the same one.
+//! Own enumerable properties are the whole policy: every policy the harness makes is a plain
+//! object literal (`SandboxExecutionPolicy` = `{ mode, workspaceRoot, sessionId? }`, from
+//! `ctx.sandboxPolicy.resolve()` in dsh-sandbox-policy), and the bash tool's own `{ ...policy, mode }`
+//! copies exactly these; a policy with inherited getters is not one the harness defines.
 //! An executor without policies (no `sandboxPolicy` on the spec, as every test executor and the
 //! JS package's world) gets exactly the one `resolve(request)` and the `run(spec)` it gets today.
 

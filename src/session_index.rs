@@ -8,7 +8,7 @@
 use napi::bindgen_prelude::{Env, JsObjectValue, Object, Unknown};
 use napi::JsValue;
 
-use crate::napi_ext::{js_str, Caught, Failure, Held, JsResult, ToJs, UnknownExt, Weak};
+use crate::napi_ext::{js_str, per_env, Caught, Failure, Held, JsResult, ToJs, UnknownExt, Weak};
 use crate::render::{state_of_text, PLUGIN_NAME};
 use crate::schedule::{Previous, ScanPlan, SessionIndex};
 use crate::surface::{look, Sighting, Standing};
@@ -54,7 +54,7 @@ pub fn previous_reading(env: &Env, agent: Unknown) -> JsResult<Option<Previous>>
 /// [`previous_reading`], and whether it was shadowed just now.
 pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
   let session = agent.get_loose(env, c"session")?;
-  let events = session.get_loose(env, c"events")?;
+  let events = spread_unless_array_like(env, session.get_loose(env, c"events")?)?;
   let len = events.length(env)? as usize;
   let events = events
     .as_object()
@@ -120,6 +120,26 @@ pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
     }
   }
   Ok(newest)
+}
+
+/// The log as the JS package reads it, `[...events]`: an array or array-like as it is, an iterable
+/// without `length` (a `Set`, a getter returning a generator) spread once into an array.
+fn spread_unless_array_like<'env>(env: &'env Env, events: Unknown<'env>) -> JsResult<Unknown<'env>> {
+  if !events.is_object() || events.length(env).is_ok() {
+    return Ok(events);
+  }
+  let global = env.get_global().caught(env)?;
+  let symbol: Unknown = global.get_c_named_property_unchecked(c"Symbol").caught(env)?;
+  let iterator = symbol.get_loose(env, c"iterator")?;
+  let reflect: Unknown = global.get_c_named_property_unchecked(c"Reflect").caught(env)?;
+  let method = reflect
+    .get_loose(env, c"get")?
+    .call_with(env, reflect, vec![events, iterator])?;
+  if method.as_function().is_none() {
+    return Err(Failure::new("agent.session.events is not iterable"));
+  }
+  let array: Unknown = global.get_c_named_property_unchecked(c"Array").caught(env)?;
+  array.get_loose(env, c"from")?.call_with(env, array, vec![events])
 }
 
 /// `agent.session.surface.replaceGeneration`: `None` when the session has no surface (harnesses
@@ -193,10 +213,7 @@ struct Scanner(Held);
 /// This environment's walk, compiled on first use; `None` where the host forbids compiling code
 /// from strings (the walk then runs through Node-API, in chunks).
 fn scanner(env: &Env) -> Option<&'static Scanner> {
-  if let Ok(Some(scanner)) = env.get_instance_data::<Scanner>() {
-    return Some(scanner);
-  }
-  let compiled = (|| -> JsResult<Held> {
+  per_env(env, || {
     let global = env.get_global().caught(env)?;
     let function: Unknown = global.get_c_named_property_unchecked(c"Function").caught(env)?;
     let args = ["events", "from", "to", "plugin", NEWEST_CANDIDATE]
@@ -204,18 +221,9 @@ fn scanner(env: &Env) -> Option<&'static Scanner> {
       .map(|s| js_str(env, s))
       .collect::<JsResult<Vec<_>>>()?;
     let walk = function.call_with(env, ().to_js(env)?, args)?;
-    Held::new(env, walk)
-  })()
-  .ok()?;
-  // At teardown the environment frees its references itself: the walk's is left to it.
-  env
-    .set_instance_data(Scanner(compiled), (), |finalize| std::mem::forget(finalize.value))
-    .ok()?;
-  env
-    .get_instance_data::<Scanner>()
-    .ok()
-    .flatten()
-    .map(|scanner| &*scanner)
+    Ok(Scanner(Held::new(env, walk)?))
+  })
+  .ok()
 }
 
 /// Events read between two handle scopes of a walk through Node-API, so a million-event rebuild
@@ -319,7 +327,9 @@ fn reading_of(env: &Env, event: Unknown) -> JsResult<Option<Option<Previous>>> {
     _ => None,
   };
   let text = match block.and_then(|b| b.as_object().map(|o| (b, o))) {
-    Some((block, _)) if block.get_loose(env, c"type")?.string_is("text") => block.get_loose(env, c"text")?.as_string(),
+    Some((block, _)) if block.get_loose(env, c"type")?.string_is("text") => {
+      block.get_loose(env, c"text")?.as_string_value(env)
+    }
     _ => None,
   };
   let Some(text) = text else { return Ok(Some(None)) };

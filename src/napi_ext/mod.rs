@@ -17,8 +17,8 @@ pub use promise::Deferred;
 pub use refs::{Held, Weak};
 
 use napi::bindgen_prelude::{
-  Env, FromNapiValue, Function, JsObjectValue, JsValuesTupleIntoVec, Object, Result as NapiResult, ToNapiValue,
-  Unknown, ValueType,
+  Env, FromNapiValue, Function, FunctionCallContext, JsObjectValue, JsValuesTupleIntoVec, Object, Result as NapiResult,
+  ToNapiValue, Unknown, ValueType,
 };
 use napi::{sys, JsValue};
 
@@ -158,6 +158,31 @@ pub trait UnknownExt<'env>: Sized {
     self.cast_as(ValueType::String)
   }
 
+  /// A string's text, or a `String` object's (`new String(text)`), where JS string methods read
+  /// the wrapped value; `None` for anything else.
+  fn as_string_value(&self, env: &Env) -> Option<String> {
+    let v = self.unknown();
+    if let Some(s) = v.as_string() {
+      return Some(s);
+    }
+    if !v.is_object() {
+      return None;
+    }
+    let string = env
+      .get_global()
+      .ok()?
+      .get_named_property_unchecked::<Unknown>("String")
+      .ok()?;
+    match v.instanceof(string) {
+      Ok(true) => v.to_js_string(env).ok(),
+      Ok(false) => None,
+      Err(_) => {
+        take_exception(env);
+        None
+      }
+    }
+  }
+
   /// Whether the value is the string `expected`, without copying a long string.
   fn string_is(&self, expected: &str) -> bool {
     let Some(s) = self.cast_as::<napi::JsString>(ValueType::String) else {
@@ -247,6 +272,45 @@ pub trait UnknownExt<'env>: Sized {
 impl<'env> UnknownExt<'env> for Unknown<'env> {
   fn unknown(&self) -> Unknown<'env> {
     *self
+  }
+}
+
+/// One value of type `T` per JS environment, made by `make` on first use and kept for the
+/// environment's life. Node-API has one instance-data slot per environment (napi-rs's
+/// `set_instance_data` replaces what is there), so the slot holds a map by type. At teardown the
+/// environment frees its own references, so the values are left to it, not dropped.
+pub fn per_env<T: 'static>(env: &Env, make: impl FnOnce() -> JsResult<T>) -> JsResult<&'static T> {
+  type Map = std::collections::HashMap<std::any::TypeId, Box<dyn std::any::Any>>;
+  let map: &'static mut Map = match env.get_instance_data::<Map>() {
+    Ok(Some(map)) => map,
+    _ => {
+      env
+        .set_instance_data(Map::new(), (), |finalize| std::mem::forget(finalize.value))
+        .caught(env)?;
+      env
+        .get_instance_data::<Map>()
+        .caught(env)?
+        .ok_or_else(|| Failure::new("tmux-context: no instance data"))?
+    }
+  };
+  let key = std::any::TypeId::of::<T>();
+  if map.get(&key).is_none() {
+    // Made before it is put in, so `make` may itself use per_env.
+    let value: Box<dyn std::any::Any> = Box::new(make()?);
+    map.entry(key).or_insert(value);
+  }
+  map
+    .get(&key)
+    .and_then(|value| value.downcast_ref::<T>())
+    .ok_or_else(|| Failure::new("tmux-context: instance data of another type"))
+}
+
+/// Argument `index` of a call, `undefined` when the caller passed fewer (napi-rs's
+/// `FunctionCallContext::get` fails there instead).
+pub fn argument<'a>(cx: &'a FunctionCallContext, index: usize) -> Unknown<'a> {
+  match cx.get::<Unknown>(index) {
+    Ok(value) => value,
+    Err(_) => ().to_js(cx.env).expect("undefined"),
   }
 }
 

@@ -46,8 +46,4 @@ impl Deferred {
   pub fn resolve(self, env: &Env, value: Unknown) -> JsResult<()> {
     self.settle(env, value, true)
   }
-
-  pub fn reject(self, env: &Env, value: Unknown) -> JsResult<()> {
-    self.settle(env, value, false)
-  }
 }
