@@ -27,15 +27,22 @@ const failed = (report) => report.checks.filter((c) => !c.pass)
 const show = (report) => JSON.stringify({ error: report.error, failed: failed(report), pane: report.paneCapture, agentLog: report.agentLog }, null, 2)
 
 describe('README "Use" shows what the e2e runs', () => {
-  it('the exporter file and the patch rows, verbatim, in both languages', async () => {
+  it('the patch rows and the install command, verbatim, in both languages; the exporter file in docs/install.md', async () => {
     const { USER_PATCH } = await import('../e2e/lib/profile.mjs')
     const exporter = readFileSync(`${e2eDir}log-to-stderr.mjs`, 'utf8')
     for (const file of ['README.md', 'README.zh.md']) {
       const readme = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')
-      expect(readme, file).toContain(exporter)
       expect(readme, file).toContain(`cat > "$P/cordis.patch.yml" <<'EOF'\n${USER_PATCH}EOF\n`)
       expect(readme, file).toContain('dsh plugin --profile headless add ./.tmp/packs/dsh-tmux-context.tgz ./.tmp/packs/dsh-tmux-context-linux-x64-gnu.tgz\n')
+      expect(readme, file).toContain('cp e2e/log-to-stderr.mjs "$P/"\n')
     }
+    const install = readFileSync(new URL('../docs/install.md', import.meta.url), 'utf8')
+    expect(install).toContain(exporter)
+    expect(install).toContain(`cat > "$P/cordis.patch.yml" <<'EOF'\n${USER_PATCH}EOF\n`)
+  })
+
+  it('README.md stays short enough to read in minutes (at most 300 lines)', () => {
+    expect(readFileSync(new URL('../README.md', import.meta.url), 'utf8').split('\n').length).toBeLessThanOrEqual(301)
   })
 })
 

@@ -68,6 +68,7 @@ function answerFor (body, { replyChars = 0, toolTurn } = {}) {
  * @param {object} [opts]
  * @param {number} [opts.replyChars=0] - pad every conversation answer to about this many more characters.
  * @param {number} [opts.toolTurn] - in this turn, answer the first request with a `bash` call of `true`.
+ * @param {number} [opts.port=0] - the port on 127.0.0.1 (0: any free one).
  * @returns {Promise<{ url: string, requests: object[], close: () => Promise<void> }>} `requests` grows
  *   as requests arrive: `{ n, path, sessionId, title, body, error? }` (`sessionId` from dsh's
  *   `x-deepseek-harness-session-id` header).
@@ -105,7 +106,7 @@ export function startModelServer (opts = {}) {
   })
   return new Promise((resolve, reject) => {
     server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
       const { port } = server.address()
       resolve({
         url: `http://127.0.0.1:${port}`,
