@@ -74,7 +74,7 @@ function classify(error, { name: PACKAGE, napi = {} }) {
   return {
     unavailable:
       `${why}, ${wasmState}. The plugin is inactive: every pre-step passes through without a reading. ` +
-      `To read tmux, install ${binaryPackage}the WebAssembly package (\`npm install --cpu=wasm32 ${PACKAGE}-wasm32-wasi\`; ` +
+      `To read tmux, install ${binaryPackage}the WebAssembly package (\`npm install --force ${PACKAGE}-wasm32-wasi\`, as npm refuses a package of another cpu otherwise; ` +
       `or the tarballs of \`npm run tarballs\`), or build from source. ${BUILD_FROM_SOURCE}`,
   }
 }

@@ -123,7 +123,7 @@ describe('loading: an error for a broken install, a warned no-op where no build 
   function expectInactive(result) {
     expect(result.warnings).toHaveLength(1)
     expect(result.warnings[0]).toContain('The plugin is inactive: every pre-step passes through without a reading.')
-    expect(result.warnings[0]).toContain(`\`npm install --cpu=wasm32 ${PKG}-wasm32-wasi\``)
+    expect(result.warnings[0]).toContain(`\`npm install --force ${PKG}-wasm32-wasi\``)
     expect(result.passThrough).toBe(true)
     expect(result.queries).toBe(0)
     expect(result.loaded).toBeNull()

@@ -66,7 +66,7 @@ function taskChecks (check, t, { home, requests, profile, build }) {
     check(`${label}: no binary was mapped`, t.probe !== undefined && t.probe.files.length === 0, t.probe)
     t.warning = t.stderr.split('\n').find((l) => l.includes('The plugin is inactive'))
     check(`${label}: the plugin warned that it is inactive and how to install a build`, t.warning?.includes(`dsh-tmux-context-${profile.tarballs.triple} is not installed`) &&
-      t.warning.includes('npm install --cpu=wasm32'), t.stderr.slice(-2000))
+      t.warning.includes('npm install --force'), t.stderr.slice(-2000))
     return
   }
   t.loadLine = nativeLoadLine(t.stderr)

@@ -269,8 +269,9 @@ fn after_a_replacement<'env>(
   query(env, plugin, pre, shell, decision, PreviousReading::Known(None))
 }
 
-/// Contract step 6: `shell.run(shell.resolve({ command, signal, timeoutMs }))`, bounded by our own
-/// timer too. `resolve()` throwing or `run()` rejecting is one warning and no location.
+/// Contract step 6: `shell.run(shell.resolve({ command, signal, timeoutMs }))` (or `execute()`,
+/// [`crate::executor`]), bounded by our own timer too. `resolve()` throwing or `run()` rejecting is
+/// one warning and no location.
 fn query<'env>(
   env: &'env Env,
   plugin: &Rc<Plugin>,
