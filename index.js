@@ -122,8 +122,10 @@ function loaded() {
 }
 
 /**
- * The config rules of the native `apply` (src/config.rs), for when no build could load: a bad
- * config still fails at plugin load, with the same `TypeError`.
+ * The config rules of the native build (src/config.rs), read here, each key once, so that a getter
+ * that throws, or a value `String()` cannot convert, throws what it throws, as in the JavaScript
+ * package; the native `apply` then gets the values as a plain object. Where no build could load, a
+ * bad config still fails at plugin load, with the same `TypeError`.
  */
 function checkConfig(config) {
   const value = (key) => (config !== null && (typeof config === 'object' || typeof config === 'function') ? config[key] : undefined)
@@ -136,6 +138,7 @@ function checkConfig(config) {
   if (timeout !== undefined && !(Number.isSafeInteger(number(timeout)) && timeout >= 1 && timeout <= 2147483647)) {
     throw new TypeError(`tmux-context: queryTimeoutMs must be a positive safe integer no greater than 2147483647, got ${String(timeout)}`)
   }
+  return { ...(refresh === undefined ? {} : { refreshIntervalMs: refresh }), ...(timeout === undefined ? {} : { queryTimeoutMs: timeout }) }
 }
 
 /**
@@ -146,12 +149,12 @@ function checkConfig(config) {
  * registers nothing: every pre-step passes through untouched.
  */
 export function apply(ctx, config) {
+  const checked = checkConfig(config)
   if (native.unavailable !== undefined) {
-    checkConfig(config)
     ctx.logger?.warn?.(native.unavailable)
     return
   }
-  native.apply(ctx, config)
+  native.apply(ctx, checked)
   try {
     ctx.logger?.debug?.(loaded())
   } catch {

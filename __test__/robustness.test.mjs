@@ -387,3 +387,96 @@ describe('round 3: memory after disposal, side by side with JS', () => {
     expect(grew.native, JSON.stringify(grew)).toBeLessThan(2 * Math.max(grew.js, 0) + (1 << 20))
   }, 60_000)
 })
+
+describe('round 3, from a break-in: shared timers, disposal mid-step, config getters', () => {
+  it('a short queryTimeoutMs is not held to another plugin’s longer bound (one sweep timer per environment)', async () => {
+    const never = () => new Promise(() => {})
+    const keep = setInterval(() => {}, 50)
+    try {
+      const slow = await mount(native, { queryTimeoutMs: 2500 }, { respond: never })
+      const fast = await mount(native, { queryTimeoutMs: 50 }, { respond: never })
+      const slowStep = preStep(slow.ctx, agentOver({ events: [] }))
+      await new Promise((r) => setTimeout(r, 20))
+      const t0 = Date.now()
+      const out = await preStep(fast.ctx, agentOver({ events: [] }))
+      expect(isPassThrough(out)).toBe(true)
+      // Its own bound: 50 ms plus our 1 s grace, not the other plugin's 3.5 s.
+      expect(Date.now() - t0).toBeLessThan(2500)
+      await slowStep
+    } finally {
+      clearInterval(keep)
+    }
+  }, 15_000)
+
+  it('a step whose next() settles after its plugin was disposed behaves the same with or without a GC (as JS)', async () => {
+    const { setFlagsFromString } = await import('node:v8')
+    const { runInNewContext } = await import('node:vm')
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc')
+    const out = {}
+    for (const [name, plugin] of implementations) {
+      out[name] = []
+      for (const collect of [false, true]) {
+        const { ctx, fiber } = await mount(plugin)
+        let release
+        const base = { kind: 'enter', messages: [] }
+        const step = agentEvents(ctx, agentOver({ events: [] })).waterfall(
+          'agent/pre-step',
+          { messages: [], turn: 1, step: 1, signal: new AbortController().signal },
+          () => new Promise((r) => (release = () => r(base))),
+        )
+        await fiber.dispose()
+        if (collect) {
+          for (let i = 0; i < 3; i++) {
+            gc()
+            await new Promise((r) => setTimeout(r, 5))
+          }
+        }
+        release()
+        out[name].push(readings(await step).length)
+      }
+    }
+    expect(out.js).toEqual([1, 1])
+    expect(out.native).toEqual(out.js)
+  })
+
+  it('after fake timers, our own bound still holds on real ones', async () => {
+    const warm = await mount(native)
+    vi.useFakeTimers()
+    await preStep(warm.ctx, agentOver({ events: [] }))
+    vi.useRealTimers()
+    const keep = setInterval(() => {}, 50)
+    try {
+      const hung = await mount(native, { queryTimeoutMs: 10 }, { respond: () => new Promise(() => {}) })
+      const t0 = Date.now()
+      const out = await preStep(hung.ctx, agentOver({ events: [] }))
+      expect(isPassThrough(out)).toBe(true)
+      expect(Date.now() - t0).toBeLessThan(3000)
+    } finally {
+      clearInterval(keep)
+    }
+  }, 15_000)
+
+  it('a config getter that throws throws what it throws; a value String() cannot convert too (as JS)', async () => {
+    const cases = [
+      { get refreshIntervalMs() { throw new TypeError('getter boom') } },
+      { get refreshIntervalMs() { throw new RangeError('range boom') } },
+      { get refreshIntervalMs() { throw 'plain string' } },
+      { refreshIntervalMs: Object.create(null) },
+    ]
+    for (const config of cases) {
+      const caught = {}
+      for (const [name, plugin] of implementations) {
+        try {
+          plugin.apply({ on() {}, logger: { debug() {} } }, config)
+          caught[name] = 'no error'
+        } catch (error) {
+          caught[name] = error instanceof Error ? `${error.constructor.name}: ${error.message}` : error
+        }
+      }
+      expect(caught.native).toEqual(caught.js)
+    }
+    // queryTimeoutMs is ours (the JS package never reads it): its getter's error is thrown as it is.
+    expect(() => native.apply({ on() {} }, { get queryTimeoutMs() { throw new RangeError('range boom') } })).toThrow(RangeError)
+  })
+})

@@ -135,7 +135,7 @@ impl<'env> PreStep<'env> {
 /// listener would.
 pub fn pre_step<'env>(
   env: &'env Env,
-  plugin: &Plugin,
+  plugin: &Rc<Plugin>,
   payload: Unknown<'env>,
   next: Unknown<'env>,
 ) -> JsResult<Unknown<'env>> {
@@ -146,7 +146,7 @@ pub fn pre_step<'env>(
     None => Err(take_exception(env).unwrap_or(undefined)),
   };
   let (value, fulfilled) = match called {
-    Ok(pending) => match pending::await_next(env, plugin.id, pending, &pre) {
+    Ok(pending) => match pending::await_next(env, plugin, pending, &pre) {
       Ok(continued) => return Ok(continued),
       // Waiting failed: settle with what next() gave, as `await` would have (a rejection stays one).
       Err(_) => (pending, true),

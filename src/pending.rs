@@ -1,7 +1,8 @@
 //! Calls in flight and how they settle. The listener returns `next()`'s promise continued by a
-//! function bound to the plugin's id and the step's payload fields: nothing of a step is kept on
-//! the Rust side, so a step whose `next()` never settles holds nothing of ours once its promises
-//! are garbage. A query is kept in a slot under an id, which the executor's continuations (bound to
+//! function bound to the plugin's handle, its context and the step's payload fields: nothing of a
+//! step is kept on the Rust side, so a step whose `next()` never settles holds nothing of ours once
+//! its promises are garbage, and a step that does settle finds its plugin and context alive,
+//! disposed or not, GC or not (as a JS listener's closure would). A query is kept in a slot under an id, which the executor's continuations (bound to
 //! the id per call) take to settle the step's promise; our own bound on queries is one sweep timer
 //! per JS environment, not one per query. The continuations are made once per JS environment, not
 //! per plugin, so applying and disposing a plugin allocates almost nothing. Everything runs on the
@@ -10,7 +11,7 @@
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use napi::bindgen_prelude::{Env, FunctionCallContext, JsObjectValue, Result as NapiResult, Unknown};
@@ -43,37 +44,6 @@ pub struct Query {
   pub plugin: Rc<Plugin>,
 }
 
-thread_local! {
-  /// The plugins of this thread by id, held weakly: a step's continuation finds its plugin here
-  /// (a plugin whose context was disposed and collected is gone, and the step passes through).
-  static PLUGINS: RefCell<HashMap<u64, Weak<Plugin>>> = RefCell::default();
-  static NEXT_PLUGIN_ID: Cell<u64> = const { Cell::new(0) };
-}
-
-/// A new plugin id, never reused on this thread.
-pub fn new_plugin_id() -> u64 {
-  NEXT_PLUGIN_ID.with(|next| {
-    let id = next.get() + 1;
-    next.set(id);
-    id
-  })
-}
-
-/// Registers `plugin` (under its id) for its steps' continuations.
-pub fn register(plugin: &Rc<Plugin>) {
-  PLUGINS.with(|plugins| plugins.borrow_mut().insert(plugin.id, Rc::downgrade(plugin)));
-}
-
-/// Forgets the plugin `id` (its `Drop`).
-pub fn unregister(id: u64) {
-  let _ = PLUGINS.try_with(|plugins| plugins.borrow_mut().remove(&id));
-}
-
-fn plugin_of(id: Unknown) -> Option<Rc<Plugin>> {
-  let id = id.as_number()? as u64;
-  PLUGINS.with(|plugins| plugins.borrow().get(&id).and_then(Weak::upgrade))
-}
-
 /// What one JS environment keeps for every plugin of it: the queries in flight (keyed by ids that
 /// are never reused, so a continuation that comes late, after our timer settled its query, finds
 /// nothing and does nothing), whether the sweep timer is armed, and the continuations.
@@ -81,22 +51,22 @@ fn plugin_of(id: Unknown) -> Option<Rc<Plugin>> {
 struct Waiting {
   next_id: Cell<u64>,
   queries: RefCell<HashMap<u64, Query>>,
-  sweep_armed: Cell<bool>,
+  /// When the armed sweep timer fires (`None`: none armed).
+  sweep_at: Cell<Option<Instant>>,
   continuations: OnceCell<Continuations>,
 }
 
 /// The continuation functions, each `(id, value) => …` once bound; the sweep timer's callback;
-/// `Function.prototype.bind`, `setTimeout`, `Promise`, `Promise.resolve` and
-/// `Promise.prototype.then`, read once. Binding a shared function per call costs no function
+/// `Function.prototype.bind`, `Promise`, `Promise.resolve` and `Promise.prototype.then`, read once
+/// (`setTimeout` is read at each arming: a test's fake timers come and go). Binding a shared function per call costs no function
 /// template; making one would.
 struct Continuations {
   bind: Held,
-  set_timeout: Held,
   sweep: Held,
   promise: Held,
   promise_resolve: Held,
   promise_then: Held,
-  /// `(pluginId, agent, signal, turn, firstStep, generation, decision) => decision'`.
+  /// `(pluginHandle, ctx, agent, signal, turn, firstStep, generation, decision) => decision'`.
   after_next: Held,
   query_result: Held,
   query_failed: Held,
@@ -141,13 +111,11 @@ fn continuations(env: &Env) -> JsResult<Continuations> {
   let global = env.get_global().caught(env)?;
   let function_ctor: Unknown = global.get_c_named_property_unchecked(c"Function").caught(env)?;
   let bind = function_ctor.get_loose(env, c"prototype")?.get_loose(env, c"bind")?;
-  let set_timeout: Unknown = global.get_c_named_property_unchecked(c"setTimeout").caught(env)?;
   let promise: Unknown = global.get_c_named_property_unchecked(c"Promise").caught(env)?;
   let promise_resolve = promise.get_loose(env, c"resolve")?;
   let promise_then = promise.get_loose(env, c"prototype")?.get_loose(env, c"then")?;
   Ok(Continuations {
     bind: Held::new(env, bind)?,
-    set_timeout: Held::new(env, set_timeout)?,
     promise: Held::new(env, promise)?,
     promise_resolve: Held::new(env, promise_resolve)?,
     promise_then: Held::new(env, promise_then)?,
@@ -184,17 +152,17 @@ fn promise_of<'env>(env: &'env Env, c: &Continuations, value: Unknown<'env>) -> 
 }
 
 /// The step's promise: `next()`'s, continued by the listener's steps 2 to 8 ([`after_next`],
-/// bound to the plugin's id and the payload fields); a rejection passes through as it is, as
-/// `await next()` rethrows.
+/// bound to the plugin's handle (an object that owns the plugin, [`Plugin::handle`]), its
+/// context and the payload fields); a rejection passes through as it is, as `await next()` rethrows.
 pub fn await_next<'env>(
   env: &'env Env,
-  plugin_id: u64,
+  plugin: &Rc<Plugin>,
   pending: Unknown<'env>,
   pre: &PreStep<'env>,
 ) -> JsResult<Unknown<'env>> {
   let (_, c) = waiting(env)?;
   let promise = promise_of(env, c, pending)?;
-  let mut args = vec![().to_js(env)?, (plugin_id as f64).to_js(env)?];
+  let mut args = vec![().to_js(env)?, plugin.handle(env)?, plugin.context(env)?];
   args.extend(pre.bound_args(env)?);
   let continued = c.bind.get(env)?.call_with(env, c.after_next.get(env)?, args)?;
   c.promise_then.get(env)?.call_with(env, promise, vec![continued])
@@ -242,28 +210,32 @@ pub fn await_query(env: &Env, pending: Unknown, query: Query) -> Result<(), Box<
   Ok(())
 }
 
-/// Arms the sweep timer for `deadline` unless it is armed already (it re-arms itself for the
-/// queries still in flight), so a query costs no timer of its own. The timer never keeps the
-/// process alive (`unref`).
+/// Arms the sweep timer for `deadline` unless one is armed to fire by then (it re-arms itself for
+/// the queries still in flight), so a query costs no timer of its own, and a shorter bound is never
+/// held to a longer one's timer. A timer that should have fired long ago (armed under a test's fake
+/// timers, say) is taken as lost. The timer never keeps the process alive (`unref`).
 fn arm_sweep(env: &Env, w: &Waiting, c: &Continuations, deadline: Instant) -> JsResult<()> {
-  if w.sweep_armed.get() {
-    return Ok(());
+  let now = Instant::now();
+  if let Some(at) = w.sweep_at.get() {
+    let lost = now > at + Duration::from_millis(OWN_TIMER_GRACE_MS);
+    if at <= deadline && !lost {
+      return Ok(());
+    }
   }
   let delay = deadline
-    .saturating_duration_since(Instant::now())
+    .saturating_duration_since(now)
     .as_millis()
     .clamp(1, MAX_QUERY_TIMEOUT_MS as u128);
+  let global = env.get_global().caught(env)?;
+  let set_timeout: Unknown = global.get_c_named_property_unchecked(c"setTimeout").caught(env)?;
   let undefined = ().to_js(env)?;
-  let timer = c
-    .set_timeout
-    .get(env)?
-    .call_with(env, undefined, vec![c.sweep.get(env)?, (delay as f64).to_js(env)?])?;
+  let timer = set_timeout.call_with(env, undefined, vec![c.sweep.get(env)?, (delay as f64).to_js(env)?])?;
   if timer.is_object() {
     let _ = timer
       .get_loose(env, c"unref")
       .and_then(|unref| unref.call_with(env, timer, vec![]));
   }
-  w.sweep_armed.set(true);
+  w.sweep_at.set(Some(now + Duration::from_millis(delay as u64)));
   Ok(())
 }
 
@@ -272,12 +244,12 @@ fn arm_sweep(env: &Env, w: &Waiting, c: &Continuations, deadline: Instant) -> Js
 /// a new one, or the promise of a query's.
 fn after_next<'env>(cx: &'env FunctionCallContext<'_>) -> Unknown<'env> {
   let env: &'env Env = cx.env;
-  let decision = argument(cx, 1 + PreStep::BOUND_ARGS);
-  let Some(plugin) = plugin_of(argument(cx, 0)) else {
+  let decision = argument(cx, 2 + PreStep::BOUND_ARGS);
+  let Some(plugin) = Plugin::of_handle(env, argument(cx, 0)) else {
     return decision;
   };
   listener::contain(env, &plugin, decision, |_| {
-    let pre = PreStep::from_bound(cx, 1);
+    let pre = PreStep::from_bound(cx, 2);
     listener::after_next(env, &plugin, &pre, decision)
   })
 }
@@ -313,7 +285,7 @@ fn query_failed(env: &Env, query: Option<Query>, reason: Unknown) {
 /// starts its plugin's backoff); the timer is armed again for the earliest query still in flight.
 fn sweep(env: &Env) {
   let Ok((w, c)) = waiting(env) else { return };
-  w.sweep_armed.set(false);
+  w.sweep_at.set(None);
   let now = Instant::now() + Duration::from_millis(2);
   let expired: Vec<u64> = w
     .queries

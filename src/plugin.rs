@@ -7,7 +7,7 @@ use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 use std::time::Instant;
 
-use napi::bindgen_prelude::{Env, FunctionCallContext, Result as NapiResult, Status, Unknown};
+use napi::bindgen_prelude::{Env, FunctionCallContext, JsObjectValue, Object, Result as NapiResult, Status, Unknown};
 use napi::JsValue;
 
 use crate::command::build_command;
@@ -17,7 +17,7 @@ use crate::listener;
 use crate::napi_ext::{
   argument, js_str, js_string, object_of, Caught, Held, JsResult, Returned, ToJs, UnknownExt, Weak,
 };
-use crate::pending;
+
 use crate::schedule::Backoff;
 use crate::server::{checked_server, own_uid};
 
@@ -41,8 +41,9 @@ pub struct Plugin {
   /// `ctx.get` (a function bound to the context's reflect service), read once: reading it through
   /// the context proxy each turn costs an accessor call and an `Error` with its stack.
   ctx_get: RefCell<Option<Weak>>,
-  /// This plugin's id, by which its steps' continuations find it (`pending`).
-  pub id: u64,
+  /// An object that owns this plugin (`napi_wrap`), which a step's continuation is bound to, so a
+  /// step keeps its plugin while it waits; held weakly here and made again once collected.
+  handle: RefCell<Option<Weak>>,
 }
 
 /// The N-API entry `apply(ctx, config)`: throws the contract's `TypeError` on invalid config (the
@@ -69,9 +70,8 @@ pub fn apply(cx: FunctionCallContext) -> NapiResult<Returned> {
     last_reason: RefCell::new(None),
     warned_once: RefCell::default(),
     ctx_get: RefCell::new(None),
-    id: pending::new_plugin_id(),
+    handle: RefCell::new(None),
   });
-  pending::register(&plugin);
   register_listener(env, ctx, plugin)?;
   Ok(Returned::of(().to_js(env)?))
 }
@@ -130,20 +130,37 @@ fn read_config(env: &Env, config: Unknown) -> JsResult<Result<Config, String>> {
   )
 }
 
-impl Drop for Plugin {
-  fn drop(&mut self) {
-    pending::unregister(self.id);
-  }
-}
-
 impl Plugin {
+  /// The object that owns this plugin: the one made last while it lives, else a new one.
+  pub fn handle<'env>(self: &Rc<Plugin>, env: &'env Env) -> JsResult<Unknown<'env>> {
+    if let Some(handle) = self.handle.borrow().as_ref().and_then(|h| h.get(env)) {
+      return Ok(handle.to_unknown());
+    }
+    let mut handle = Object::new(env).caught(env)?;
+    handle.wrap(Rc::clone(self), None).caught(env)?;
+    *self.handle.borrow_mut() = Some(Weak::new(env, handle)?);
+    Ok(handle.to_unknown())
+  }
+
+  /// The plugin a handle owns ([`Plugin::handle`]).
+  pub fn of_handle(env: &Env, handle: Unknown) -> Option<Rc<Plugin>> {
+    let handle = handle.as_object()?;
+    match handle.unwrap::<Rc<Plugin>>() {
+      Ok(plugin) => Some(Rc::clone(plugin)),
+      Err(_) => {
+        crate::napi_ext::take_exception(env);
+        None
+      }
+    }
+  }
+
   /// `ctx.logger.warn(message)`; a logger that throws is ignored.
   pub fn warn(&self, env: &Env, message: &str) {
     self.log(env, c"warn", message);
   }
 
   /// The context, while it lives.
-  fn context<'env>(&self, env: &'env Env) -> JsResult<Unknown<'env>> {
+  pub fn context<'env>(&self, env: &'env Env) -> JsResult<Unknown<'env>> {
     self
       .ctx
       .get(env)
