@@ -426,7 +426,7 @@ describe.skipIf(!hasTmux)('in real tmux, where the process or the server is not 
 const TOOLS = process.env.TMUX_BUILDS ?? '/work/tools'
 const OLD_TMUX = ['2.6', '2.8', '2.9', '3.0', '3.1']
 
-describe.skipIf(!hasTmux)('tmux releases without #{q:…} (2.6–2.8) read as the JS package reads them (issue 8)', () => {
+describe.skipIf(!hasTmux)('older tmux releases: 2.6–2.8 (without #{q:…}) read as the JS package reads them, 2.9–3.1 as today (issue 8)', () => {
   it('a stand-in tmux that prints #{q:…} empty, as 2.8 does: ours gives exactly the JS package’s reading', async () => {
     const server = new TmuxServer()
     try {
@@ -466,7 +466,7 @@ describe.skipIf(!hasTmux)('tmux releases without #{q:…} (2.6–2.8) read as th
     const binary = join(TOOLS, `tmux-${version}`, 'bin', 'tmux')
     const absent = !existsSync(binary)
     it.skipIf(absent)(
-      `a real tmux ${version} server (built from the tmux sources), queried through its own binary: ours gives the JS package’s reading${absent ? ` (skipped: no ${binary}; build tmux ${version} from its sources into ${join(TOOLS, `tmux-${version}`)} to run it, docs/development.md "Tests that skip here")` : ''}`,
+      `a real tmux ${version} server (built from the tmux sources), queried through its own binary: ours gives the JS package’s reading${absent ? ` (skipped: no ${binary}; build tmux ${version} from its sources into ${join(TOOLS, `tmux-${version}`)}, or set TMUX_BUILDS to where it is, to run it: docs/development.md "Tests that skip here")` : ''}`,
       async () => {
         const server = new TmuxServer({ binary })
         try {

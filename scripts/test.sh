@@ -33,9 +33,11 @@ npx vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest.json 
 wasm=$(bash scripts/wasm-consumer.sh)
 TMUX_CONTEXT_PACKAGE=$wasm NAPI_RS_FORCE_WASI=error npx vitest run __test__/contract.test.mjs __test__/differential.test.mjs __test__/compaction.test.mjs __test__/generations.test.mjs \
   --reporter=default --reporter=json --outputFile=.tmp/vitest-wasm.json || status=$?
-# One plain closing line for both vitest runs' counts.
+# The names of the tests that skipped (they say why), then one plain closing line for both vitest runs' counts.
 node -e "
   const runs = ['.tmp/vitest.json', '.tmp/vitest-wasm.json'].map((f) => JSON.parse(require('fs').readFileSync(f, 'utf8')));
+  const skipped = runs.flatMap((r) => r.testResults.flatMap((f) => f.assertionResults.filter((a) => a.status === 'pending' || a.status === 'skipped' || a.status === 'todo').map((a) => a.fullName)));
+  if (skipped.length > 0) console.log('skipped:\\n' + skipped.map((n) => '  - ' + n).join('\\n'));
   const sum = (k) => runs.reduce((n, r) => n + r[k], 0);
   console.log('vitest: ' + sum('numPassedTests') + ' passed, ' + sum('numFailedTests') + ' failed, ' + (sum('numPendingTests') + sum('numTodoTests')) + ' skipped');
 " || true
