@@ -2,6 +2,8 @@
 // reference where the JS reference does not itself fail, and never a crash, a stray print or a
 // failed turn caused by the plugin.
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { agentEvents } from '@deepseek-ai/dsh-agent'
 import { implementations, isPassThrough, line, mount, native, preStep, readings, runResult } from './harness.mjs'
 
@@ -15,6 +17,12 @@ const readingEvent = (state, time = Date.now()) => ({
 })
 /** An agent over a session object that is not the harness's Session (another store, a test double). */
 const agentOver = (session) => ({ id: 'odd', options: {}, session, status: 'running' })
+
+/** `gc()`, in a test worker started without --expose-gc. */
+function fullGc() {
+  setFlagsFromString('--expose-gc')
+  return runInNewContext('gc')
+}
 
 async function both(run) {
   const out = {}
@@ -307,10 +315,7 @@ describe('round 3: every log shape the JS package reads, and disposal', () => {
   })
 
   it('a query in flight when its context is disposed ends with a reading, with or without a GC in between (as JS)', async () => {
-    const { setFlagsFromString } = await import('node:v8')
-    const { runInNewContext } = await import('node:vm')
-    setFlagsFromString('--expose-gc')
-    const gc = runInNewContext('gc')
+    const gc = fullGc()
     const out = {}
     for (const [name, plugin] of implementations) {
       out[name] = []
@@ -339,10 +344,7 @@ describe('round 3: every log shape the JS package reads, and disposal', () => {
 describe('round 3: memory after disposal, side by side with JS', () => {
   /** A full GC and a few event-loop turns (for finalizers). */
   async function collected(turns = true) {
-    const { setFlagsFromString } = await import('node:v8')
-    const { runInNewContext } = await import('node:vm')
-    setFlagsFromString('--expose-gc')
-    const gc = runInNewContext('gc')
+    const gc = fullGc()
     gc()
     if (turns) {
       for (let i = 0; i < 3; i++) {
@@ -409,10 +411,7 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
   }, 15_000)
 
   it('a step whose next() settles after its plugin was disposed behaves the same with or without a GC (as JS)', async () => {
-    const { setFlagsFromString } = await import('node:v8')
-    const { runInNewContext } = await import('node:vm')
-    setFlagsFromString('--expose-gc')
-    const gc = runInNewContext('gc')
+    const gc = fullGc()
     const out = {}
     for (const [name, plugin] of implementations) {
       out[name] = []
