@@ -12,8 +12,8 @@ import { dirname, join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { hasTmux, Terminals, TmuxServer, TurnProbe, until, waitForJson } from './tmux.mjs'
+import { shQuote as shellQuote } from '../e2e/lib/env.mjs'
 
-const shellQuote = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`
 const IMPLS = ['native', 'js']
 
 /** What this file measured, by scenario: written to .tmp/place-readings.json after the file. */

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { shQuote as shellQuote } from '../e2e/lib/env.mjs'
 
 const probe = fileURLToPath(new URL('./fixtures/pane-probe.mjs', import.meta.url))
 let counter = 0
@@ -19,7 +20,6 @@ export const hasTmux = (() => {
   }
 })()
 
-const shellQuote = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`
 
 export class TmuxServer {
   /**

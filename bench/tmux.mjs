@@ -11,8 +11,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { TmuxServer, hasTmux, waitForJson } from '../__test__/tmux.mjs'
 import { REFERENCE, summary } from './lib.mjs'
+import { shQuote as shellQuote } from '../e2e/lib/env.mjs'
 
-const shellQuote = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`
 const log = (...a) => console.error('[tmux]', ...a)
 
 /** First-step latency in a real pane, alternating probes; returns per-implementation summaries. */

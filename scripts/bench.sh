@@ -7,9 +7,9 @@
 #   BENCH_QUICK=1       few iterations: a smoke run of the bench itself, not numbers to quote
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund >&2
-fi
+# shellcheck source=scripts/npm-ready.sh
+. scripts/npm-ready.sh
+npm_ready . >&2
 command -v tmux >/dev/null || echo "bench: tmux not found; the real-pane rows will be skipped (apt-get install tmux)" >&2
 if ! command -v strace >/dev/null; then
   # The process count traces each command; install strace where we can (root with apt-get).

@@ -5,9 +5,9 @@
 # PyPI; no apt packages), then scripts/targets.mjs with the same arguments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
-fi
+# shellcheck source=scripts/npm-ready.sh
+. scripts/npm-ready.sh
+npm_ready .
 case " $* " in *" --host "*) bash scripts/toolchain.sh --build --host ;; *) bash scripts/toolchain.sh --build ;; esac
 # shellcheck source=scripts/tools-env.sh
 . scripts/tools-env.sh

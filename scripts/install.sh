@@ -6,7 +6,8 @@
 # tarballs, and the dsh CLI the e2e runs (e2e/node_modules).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-need_ci() { [ ! -f "$1/node_modules/.package-lock.json" ] || [ "$1/package-lock.json" -nt "$1/node_modules/.package-lock.json" ]; }
+# shellcheck source=scripts/npm-ready.sh
+. scripts/npm-ready.sh
 command -v tmux >/dev/null || { echo "install: tmux is required (apt-get install tmux)" >&2; exit 1; }
 command -v cargo >/dev/null || { echo "install: Rust (cargo) is required to build the addon" >&2; exit 1; }
 # The e2e runs the harness's sandboxing ctx.shell with both of its Linux backends, bwrap and Landlock;
@@ -20,7 +21,7 @@ if [ "$(uname -s)" = Linux ] && ! command -v bwrap >/dev/null; then
   $as_root apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null 2>&1 ||
     { $as_root apt-get update -qq && $as_root apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null; }
 fi
-if need_ci .; then npm ci --no-audit --no-fund; fi
+npm_ready .
 
 # ---- platform toolchain and binaries (issue 8) ----
 bash scripts/toolchain.sh
@@ -32,5 +33,5 @@ bash scripts/pack.sh >/dev/null
 
 # The real dsh CLI (0.1.0-rc.8 with the Cordis pins it boots with), Node 22 and pnpm, from e2e/'s lockfile.
 # The scenarios install the packed tarballs into a fresh dsh profile themselves (`dsh plugin add`).
-if need_ci e2e; then (cd e2e && npm ci --no-audit --no-fund --loglevel=error); fi
+npm_ready e2e --loglevel=error
 echo "install: ready (addon built and packed into .tmp/packs/; dsh installed in e2e/)"
