@@ -2,19 +2,23 @@
 //! model where its agent process runs in tmux.
 //!
 //! The pure core, with no Node-API in it: [`config`] (what the config accepts), [`command`] (the
-//! tmux query), [`executor`] (which executor API it goes through), [`server`] (which tmux binary may answer it), [`parse`] (its output), [`layout`]
-//! (a layout's pane tree), [`render`] (the reading), [`schedule`] (whether one is due, and the
-//! backoff after a stuck tmux), [`surface`] (whether the model still sees the newest reading), [`diagnostics`] (what is logged). The Node-API edge: `plugin` (`apply`), `listener` (the
-//! pre-step flow), `pending` (calls in flight and their settling), `session_index` (the newest
-//! reading per session), `message` (the reading as a message), over napi-rs's typed API and the
-//! few extensions of it in `napi_ext`.
+//! tmux query), [`executor`] (which executor API it goes through), [`server`] (which tmux binary may
+//! answer it), [`parse`] (its output), [`layout`] (a layout's pane tree), [`render`] (the reading),
+//! [`schedule`] (whether one is due), [`reading_index`] (which events to read for the newest
+//! reading), [`surface`] (whether the model still sees it), [`backoff`] (after a stuck tmux),
+//! [`sandbox`] (the query's policy), [`diagnostics`] (what is logged). The Node-API edge: `plugin`
+//! (`apply`), `listener` (the pre-step flow), `pending` (calls in flight and their settling),
+//! `session_index` (the newest reading per session), `message` (the reading as a message),
+//! `sandbox_edge`, over napi-rs's typed API and the few extensions of it in `napi_ext`.
 
+pub mod backoff;
 pub mod command;
 pub mod config;
 pub mod diagnostics;
 pub mod executor;
 pub mod layout;
 pub mod parse;
+pub mod reading_index;
 pub mod render;
 pub mod sandbox;
 pub mod schedule;

@@ -18,7 +18,7 @@ use crate::napi_ext::{
   argument, js_str, js_string, object_of, Caught, Held, JsResult, Returned, ToJs, UnknownExt, Weak,
 };
 
-use crate::schedule::Backoff;
+use crate::backoff::Backoff;
 use crate::server::{checked_server, own_uid};
 
 /// One applied plugin, shared by its listener and its continuations.

@@ -9,15 +9,16 @@ use napi::bindgen_prelude::{Env, JsObjectValue, Object, Unknown};
 use napi::JsValue;
 
 use crate::napi_ext::{js_str, per_env, Caught, Failure, Held, JsResult, ToJs, UnknownExt, Weak};
+use crate::reading_index::{ReadingIndex, ScanPlan};
 use crate::render::{state_of_text, PLUGIN_NAME};
-use crate::schedule::{Previous, ScanPlan, SessionIndex};
+use crate::schedule::Previous;
 use crate::surface::{look, Sighting, Standing};
 
 /// What this addon keeps per session object: the index, the last event it saw (weakly), what it
 /// last saw of the newest reading on the surface, and the surface's replace generation then.
 #[derive(Default)]
 struct SessionState {
-  index: SessionIndex,
+  index: ReadingIndex,
   last: Option<Weak>,
   sighting: Option<Sighting>,
   generation: Option<f64>,
