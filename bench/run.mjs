@@ -2,9 +2,9 @@
 // side by side, alternating, then the Markdown table on stdout and in bench/results.md with the
 // machine facts. Progress goes to stderr. `BENCH_QUICK=1`: few iterations (smoke run, not numbers).
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os, { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { fmtBytes, fmtInt, fmtMs, fullGc, machineFacts, REFERENCE_LABEL, root } from './lib.mjs'
 import { tmuxLatency, spawnCounts } from './tmux.mjs'
@@ -196,6 +196,11 @@ const results = [
   processes,
   '',
 ].join('\n')
-writeFileSync(join(root, 'bench', process.env.BENCH_OUT ?? 'results.md'), results)
+// The tracked record (bench/results.md, or BENCH_OUT) is written only when asked (`npm run bench --
+// --write`, or BENCH_WRITE=1); otherwise the run goes to .tmp/bench-results.md.
+const write = process.argv.includes('--write') || process.env.BENCH_WRITE === '1'
+const out = write ? join(root, 'bench', process.env.BENCH_OUT ?? 'results.md') : join(root, '.tmp', 'bench-results.md')
+mkdirSync(dirname(out), { recursive: true })
+writeFileSync(out, results)
 console.log(`\n${markdown}\n${machine}\n\n${processes}\n`)
-log(`wrote bench/results.md; total ${wall.toFixed(0)} s`)
+log(`wrote ${out.slice(root.length)}${write ? '' : ' (bench/results.md only with --write or BENCH_WRITE=1)'}; total ${wall.toFixed(0)} s`)

@@ -20,5 +20,5 @@ else
   cargo build --release --lib --manifest-path "$dir/Cargo.toml" --target-dir "$PWD/.tmp/baseline-target" >&2
   cp "$PWD/.tmp/baseline-target/release/libdsh_tmux_context.so" "$dir/dsh-tmux-context.linux-x64-gnu.node"
 fi
-BENCH_REFERENCE="$dir/index.js" BENCH_REFERENCE_LABEL="$(git rev-parse --short "$base")" BENCH_OUT=baseline.md \
+BENCH_REFERENCE="$dir/index.js" BENCH_REFERENCE_LABEL="$(git rev-parse --short "$base")" BENCH_OUT=baseline.md BENCH_WRITE=1 \
   exec bash scripts/bench.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run bench`: the native package and the JS reference (devDependency `dsh-tmux-context-js`)
 # measured side by side in one run; the Markdown table goes to stdout and, with the machine facts,
-# to bench/results.md. Progress goes to stderr. What each row measures: bench/README.md.
+# to .tmp/bench-results.md (bench/results.md with --write). Progress goes to stderr. What each row measures: bench/README.md.
 #   BENCH_SKIP_BUILD=1  measure the .node as it is (default: `scripts/install.sh`, which rebuilds
 #                       the release addons only when their inputs changed)
 #   BENCH_QUICK=1       few iterations: a smoke run of the bench itself, not numbers to quote
@@ -19,4 +19,4 @@ if ! command -v strace >/dev/null; then
   command -v strace >/dev/null || echo "bench: strace not found; processes per query will not be counted" >&2
 fi
 if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then bash scripts/install.sh >&2; fi
-exec node --expose-gc bench/run.mjs
+exec node --expose-gc bench/run.mjs "$@"
