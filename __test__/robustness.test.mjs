@@ -439,18 +439,85 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
     expect(out.native).toEqual(out.js)
   })
 
-  it('after fake timers, our own bound still holds on real ones', async () => {
-    const warm = await mount(native)
-    vi.useFakeTimers()
-    await preStep(warm.ctx, agentOver({ events: [] }))
-    vi.useRealTimers()
+  it('after fake timers, our own bound still holds on real ones (a timer armed on the fake clock is taken as lost)', async () => {
+    const never = () => new Promise(() => {})
     const keep = setInterval(() => {}, 50)
     try {
-      const hung = await mount(native, { queryTimeoutMs: 10 }, { respond: () => new Promise(() => {}) })
+      vi.useFakeTimers()
+      const early = await mount(native, { queryTimeoutMs: 300 }, { respond: never })
+      const first = preStep(early.ctx, agentOver({ events: [] }))
+      await vi.advanceTimersByTimeAsync(0)
+      vi.useRealTimers()
+      const late = await mount(native, { queryTimeoutMs: 1500 }, { respond: never })
       const t0 = Date.now()
-      const out = await preStep(hung.ctx, agentOver({ events: [] }))
+      const out = await preStep(late.ctx, agentOver({ events: [] }))
       expect(isPassThrough(out)).toBe(true)
-      expect(Date.now() - t0).toBeLessThan(3000)
+      expect(Date.now() - t0).toBeLessThan(4500)
+      expect(isPassThrough(await first)).toBe(true)
+    } finally {
+      vi.useRealTimers()
+      clearInterval(keep)
+    }
+  }, 15_000)
+
+  it('under fake timers, vi.runAllTimers() ends (our sweep arms nothing on the fake clock), with the JS package’s reading', async () => {
+    const out = {}
+    for (const [name, plugin] of implementations) {
+      vi.useFakeTimers()
+      try {
+        const { ctx } = await mount(plugin, {}, { respond: () => new Promise((r) => setTimeout(() => r(runResult(line() + '\n')), 100)) })
+        const step = preStep(ctx, agentOver({ events: [] }))
+        await vi.advanceTimersByTimeAsync(0)
+        vi.runAllTimers()
+        const { decision } = await step
+        vi.runAllTimers()
+        out[name] = { readings: readings(decision).length, timers: vi.getTimerCount() }
+      } finally {
+        vi.useRealTimers()
+      }
+    }
+    expect(out.native).toEqual(out.js)
+    expect(out.native).toEqual({ readings: 1, timers: 0 })
+  })
+
+  it('one sweep timer is live at a time, whatever order the deadlines come in', async () => {
+    const real = { set: globalThis.setTimeout, clear: globalThis.clearTimeout }
+    const live = new Set()
+    let most = 0
+    globalThis.setTimeout = (...a) => {
+      const t = real.set(...a)
+      live.add(t)
+      most = Math.max(most, live.size)
+      return t
+    }
+    globalThis.clearTimeout = (t) => {
+      live.delete(t)
+      return real.clear(t)
+    }
+    try {
+      const steps = []
+      for (let i = 30; i >= 1; i--) {
+        const { ctx } = await mount(native, { queryTimeoutMs: i * 10 }, { respond: () => new Promise(() => {}) })
+        steps.push(preStep(ctx, agentOver({ events: [] })))
+      }
+      await new Promise((r) => real.set(r, 20))
+      expect(most).toBe(1)
+      for (const step of steps) expect(isPassThrough(await step)).toBe(true)
+    } finally {
+      globalThis.setTimeout = real.set
+      globalThis.clearTimeout = real.clear
+    }
+  }, 15_000)
+
+  it('queries in flight together that time out together are one stall: one 60 s pause, not a longer one each', async () => {
+    const keep = setInterval(() => {}, 50)
+    try {
+      const { ctx } = await mount(native, { queryTimeoutMs: 10 }, { respond: () => new Promise(() => {}) })
+      const debug = vi.spyOn(ctx.logger, 'debug')
+      const steps = Array.from({ length: 5 }, (_, i) => preStep(ctx, agentOver({ events: [], id: `agent-${i}` })))
+      for (const step of steps) expect(isPassThrough(await step)).toBe(true)
+      const said = debug.mock.calls.map((c) => c[0]).filter((m) => m.includes('did not answer'))
+      expect(said).toEqual(['tmux-context: no location this turn: tmux did not answer within 10 ms; not asking again for 60 s'])
     } finally {
       clearInterval(keep)
     }

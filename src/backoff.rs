@@ -8,6 +8,8 @@ pub struct Backoff<T> {
   until: Option<T>,
   /// The pause after the next time-out.
   next: std::time::Duration,
+  /// The pause in force (the last one started).
+  last: std::time::Duration,
 }
 
 /// The first pause after a time-out.
@@ -20,6 +22,7 @@ impl<T: Copy + PartialOrd + std::ops::Add<std::time::Duration, Output = T>> Defa
     Backoff {
       until: None,
       next: BACKOFF_FIRST,
+      last: BACKOFF_FIRST,
     }
   }
 }
@@ -31,10 +34,16 @@ impl<T: Copy + PartialOrd + std::ops::Add<std::time::Duration, Output = T>> Back
   }
 
   /// A query timed out at `now`: the pause it starts.
+  /// Queries that were already in flight and time out within the pause are the same stall: they
+  /// start no longer one, and the pause in force is returned.
   pub fn timed_out(&mut self, now: T) -> std::time::Duration {
+    if self.holds(now) {
+      return self.last;
+    }
     let pause = self.next;
     self.until = Some(now + pause);
     self.next = (pause * 2).min(BACKOFF_MAX);
+    self.last = pause;
     pause
   }
 
@@ -58,9 +67,21 @@ mod tests {
     assert_eq!(b.timed_out(t0), Duration::from_secs(60));
     assert!(b.holds(t0 + Duration::from_secs(59)));
     assert!(!b.holds(t0 + Duration::from_secs(60)));
+    assert_eq!(
+      b.timed_out(t0),
+      Duration::from_secs(60),
+      "a query that was in flight too: the same stall"
+    );
+    assert!(!b.holds(t0 + Duration::from_secs(60)), "and the pause is not longer");
     let t1 = t0 + Duration::from_secs(61);
     assert_eq!(b.timed_out(t1), Duration::from_secs(120));
-    let pauses: Vec<u64> = (0..5).map(|_| b.timed_out(t1).as_secs()).collect();
+    let mut at = t1;
+    let pauses: Vec<u64> = (0..5)
+      .map(|_| {
+        at += Duration::from_secs(700);
+        b.timed_out(at).as_secs()
+      })
+      .collect();
     assert_eq!(pauses, [240, 480, 600, 600, 600]);
     b.finished();
     assert!(!b.holds(t1));

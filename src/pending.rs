@@ -53,6 +53,8 @@ struct Waiting {
   queries: RefCell<HashMap<u64, Query>>,
   /// When the armed sweep timer fires (`None`: none armed).
   sweep_at: Cell<Option<Instant>>,
+  /// The armed timer, and the `setTimeout` that armed it (a test may swap in fake timers).
+  timer: RefCell<Option<(Held, Held)>>,
   continuations: OnceCell<Continuations>,
 }
 
@@ -211,23 +213,27 @@ pub fn await_query(env: &Env, pending: Unknown, query: Query) -> Result<(), Box<
 }
 
 /// Arms the sweep timer for `deadline` unless one is armed to fire by then (it re-arms itself for
-/// the queries still in flight), so a query costs no timer of its own, and a shorter bound is never
-/// held to a longer one's timer. A timer that should have fired long ago (armed under a test's fake
-/// timers, say) is taken as lost. The timer never keeps the process alive (`unref`).
+/// the queries still in flight), so a query costs no timer of its own, a shorter bound is never
+/// held to a longer one's timer, and one timer at most is live. A timer armed by another
+/// `setTimeout` than today's (a test's fake timers, since uninstalled) is taken as lost. The timer
+/// never keeps the process alive (`unref`).
 fn arm_sweep(env: &Env, w: &Waiting, c: &Continuations, deadline: Instant) -> JsResult<()> {
-  let now = Instant::now();
-  if let Some(at) = w.sweep_at.get() {
-    let lost = now > at + Duration::from_millis(OWN_TIMER_GRACE_MS);
-    if at <= deadline && !lost {
-      return Ok(());
-    }
+  let global = env.get_global().caught(env)?;
+  let set_timeout: Unknown = global.get_c_named_property_unchecked(c"setTimeout").caught(env)?;
+  let armed_here = w.timer.borrow().as_ref().is_some_and(|(_, armed_with)| {
+    armed_with
+      .get(env)
+      .is_ok_and(|f| env.strict_equals(f, set_timeout).unwrap_or(false))
+  });
+  if armed_here && w.sweep_at.get().is_some_and(|at| at <= deadline) {
+    return Ok(());
   }
+  clear_sweep(env, w);
+  let now = Instant::now();
   let delay = deadline
     .saturating_duration_since(now)
     .as_millis()
     .clamp(1, MAX_QUERY_TIMEOUT_MS as u128);
-  let global = env.get_global().caught(env)?;
-  let set_timeout: Unknown = global.get_c_named_property_unchecked(c"setTimeout").caught(env)?;
   let undefined = ().to_js(env)?;
   let timer = set_timeout.call_with(env, undefined, vec![c.sweep.get(env)?, (delay as f64).to_js(env)?])?;
   if timer.is_object() {
@@ -235,8 +241,24 @@ fn arm_sweep(env: &Env, w: &Waiting, c: &Continuations, deadline: Instant) -> Js
       .get_loose(env, c"unref")
       .and_then(|unref| unref.call_with(env, timer, vec![]));
   }
+  *w.timer.borrow_mut() = Some((Held::new(env, timer)?, Held::new(env, set_timeout)?));
   w.sweep_at.set(Some(now + Duration::from_millis(delay as u64)));
   Ok(())
+}
+
+/// Clears the armed sweep timer, if any (`clearTimeout`: a timer for a sooner deadline replaces
+/// it). A timer left armed when the last query settles fires once and arms nothing.
+fn clear_sweep(env: &Env, w: &Waiting) {
+  w.sweep_at.set(None);
+  let Some((timer, _)) = w.timer.borrow_mut().take() else {
+    return;
+  };
+  let _ = (|| -> JsResult<()> {
+    let global = env.get_global().caught(env)?;
+    let clear: Unknown = global.get_c_named_property_unchecked(c"clearTimeout").caught(env)?;
+    clear.call_with(env, ().to_js(env)?, vec![timer.get(env)?])?;
+    Ok(())
+  })();
 }
 
 /// `next()` resolved with `decision` (the bound call's last argument): contract steps 2 to 8
@@ -285,7 +307,14 @@ fn query_failed(env: &Env, query: Option<Query>, reason: Unknown) {
 /// starts its plugin's backoff); the timer is armed again for the earliest query still in flight.
 fn sweep(env: &Env) {
   let Ok((w, c)) = waiting(env) else { return };
+  // A timer that fires well before its time on the monotonic clock runs on a test's fake clock:
+  // it is not armed again from here (`vi.runAllTimers()` would never end), the next query arms one.
+  let early = w
+    .sweep_at
+    .get()
+    .is_some_and(|at| Instant::now() + Duration::from_millis(10) < at);
   w.sweep_at.set(None);
+  w.timer.borrow_mut().take();
   let now = Instant::now() + Duration::from_millis(2);
   let expired: Vec<u64> = w
     .queries
@@ -304,7 +333,7 @@ fn sweep(env: &Env) {
     }
   }
   let next = w.queries.borrow().values().map(|q| q.deadline).min();
-  if let Some(deadline) = next {
+  if let Some(deadline) = next.filter(|_| !early) {
     let _ = arm_sweep(env, w, c, deadline);
   }
 }
