@@ -24,6 +24,16 @@ function fullGc() {
   return runInNewContext('gc')
 }
 
+/** Full GCs with event-loop turns between them (Node-API finalizers run on a later turn). */
+async function gcWithTurns(turns = 3) {
+  const gc = fullGc()
+  gc()
+  for (let i = 0; i < turns; i++) {
+    await new Promise((r) => setTimeout(r, 5))
+    gc()
+  }
+}
+
 async function both(run) {
   const out = {}
   for (const [name, plugin] of implementations) out[name] = await run(plugin)
@@ -315,7 +325,6 @@ describe('round 3: every log shape the JS package reads, and disposal', () => {
   })
 
   it('a query in flight when its context is disposed ends with a reading, with or without a GC in between (as JS)', async () => {
-    const gc = fullGc()
     const out = {}
     for (const [name, plugin] of implementations) {
       out[name] = []
@@ -326,12 +335,7 @@ describe('round 3: every log shape the JS package reads, and disposal', () => {
         await new Promise((r) => setTimeout(r, 10))
         expect(answer, 'the query started').toBeTypeOf('function')
         await fiber.dispose()
-        if (collect) {
-          for (let i = 0; i < 3; i++) {
-            gc()
-            await new Promise((r) => setTimeout(r, 5))
-          }
-        }
+        if (collect) await gcWithTurns()
         answer(runResult(line() + '\n'))
         out[name].push(readings((await step).decision).length)
       }
@@ -344,14 +348,7 @@ describe('round 3: every log shape the JS package reads, and disposal', () => {
 describe('round 3: memory after disposal, side by side with JS', () => {
   /** A full GC and a few event-loop turns (for finalizers). */
   async function collected(turns = true) {
-    const gc = fullGc()
-    gc()
-    if (turns) {
-      for (let i = 0; i < 3; i++) {
-        await new Promise((r) => setTimeout(r, 5))
-        gc()
-      }
-    }
+    await gcWithTurns(turns ? 3 : 0)
     return process.memoryUsage().heapUsed
   }
 
@@ -411,7 +408,6 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
   }, 15_000)
 
   it('a step whose next() settles after its plugin was disposed behaves the same with or without a GC (as JS)', async () => {
-    const gc = fullGc()
     const out = {}
     for (const [name, plugin] of implementations) {
       out[name] = []
@@ -425,12 +421,7 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
           () => new Promise((r) => (release = () => r(base))),
         )
         await fiber.dispose()
-        if (collect) {
-          for (let i = 0; i < 3; i++) {
-            gc()
-            await new Promise((r) => setTimeout(r, 5))
-          }
-        }
+        if (collect) await gcWithTurns()
         release()
         out[name].push(readings(await step).length)
       }
