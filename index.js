@@ -1,8 +1,8 @@
 // Package entry of @deepseek-ai/dsh-tmux-context (native). It loads the Rust binary through the
 // loader that `napi build` generates (binding.cjs: this platform's `.node` file beside it, else the
 // binary package `@deepseek-ai/dsh-tmux-context-<platform>`, else the WebAssembly package
-// `@deepseek-ai/dsh-tmux-context-wasm32-wasi`), re-exports its `name`, `inject` and `apply`, and
-// builds the schemastery `Config` that Cordis validates with. Where no build can load, importing
+// `@deepseek-ai/dsh-tmux-context-wasm32-wasi`) for its `apply` and `VERSION`, writes `name` and
+// `inject` as the JS package does, and builds the schemastery `Config` that Cordis validates with. Where no build can load, importing
 // still succeeds and `apply` warns once (a harness boot never fails on this package).
 import { createRequire } from 'node:module'
 import { basename, dirname } from 'node:path'
@@ -99,9 +99,9 @@ function loadNative() {
 const native = loadNative()
 
 /** Cordis plugin name: `'tmux-context'`. */
-export const name = native.name ?? 'tmux-context'
+export const name = 'tmux-context'
 /** Services this plugin needs: `['agents']`. */
-export const inject = native.inject ?? ['agents']
+export const inject = ['agents']
 /**
  * The debug line at load that tells which implementation is mounted: this build, its version and
  * platform (`wasm32-wasi` for the WebAssembly build), and the directory it loaded from (made once,
@@ -115,7 +115,7 @@ function loaded() {
     const file = Object.values(require.cache).find((m) => m?.exports === native && /\.(node|wasi\.cjs)$/.test(m.filename))?.filename
     const wasm = file?.endsWith('.wasi.cjs')
     const platform = wasm ? 'wasm32-wasi' : file ? basename(file).split('.').slice(1, -1).join('.') : 'unknown platform'
-    const { version } = native
+    const version = native.VERSION
     loadedMessage = `tmux-context: ${wasm ? 'WebAssembly' : 'native'} build ${version} (${platform}) loaded from ${file ? dirname(file) : 'an unknown place'}`
   }
   return loadedMessage

@@ -4,7 +4,8 @@
 //   - npm/<platform>/dsh-tmux-context.<platform>.node for every target built
 //     (`napi build --platform --release --target <triple> [-x]`);
 //   - ./dsh-tmux-context.<platform>.node for this machine's platform (what the repository's own
-//     tests and the benchmark load), and ./binding.cjs, the loader napi-rs generates.
+//     tests and the benchmark load), and ./binding.cjs and ./binding.d.ts, the loader and types
+//     `napi build --js --dts` generates from the crate's #[napi] exports.
 //
 // Linux glibc targets are built against the napi-rs floor, glibc 2.17 (`<triple>.2.17`, which
 // cargo-zigbuild hands to zig as the libc version; riscv64, which glibc supports from 2.27, against
@@ -29,7 +30,7 @@ import { createHash } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { readNapiConfig, writeJsBinding } from '@napi-rs/cli'
+import { readNapiConfig } from '@napi-rs/cli'
 
 /** glibc version the linux-gnu binaries are linked against: nothing newer may be required. */
 export const GLIBC_FLOOR = '2.17'
@@ -97,7 +98,7 @@ export function buildArgs(target, outputDir) {
     target.platform === 'win32' ||
     target.platform === 'wasi'
   const cross = !native
-  return ['build', '--platform', '--release', '--target', buildTriple(target) + floor, ...(cross ? ['-x'] : []), '--no-js', '--output-dir', outputDir]
+  return ['build', '--platform', '--release', '--target', buildTriple(target) + floor, ...(cross ? ['-x'] : []), '--js', 'binding.cjs', '--dts', 'binding.d.ts', '--output-dir', outputDir]
 }
 
 /** What a target's build adds to the environment: for Windows, cargo-zigbuild as CARGO and a libnode stub. */
@@ -191,19 +192,12 @@ async function main() {
     console.error(`targets: ${file} (${size} bytes) ${took}`)
   }
 
-  // The loader: napi build writes it only for crates whose exports it sees in the type
-  // definitions, and this crate sets its exports at run time (#[napi(module_exports)]), so it is
-  // written here with the CLI's own generator, for the names that src/lib.rs exports.
-  await writeJsBinding({
-    platform: true,
-    idents: ['apply', 'inject', 'name', 'version'],
-    jsBinding: 'binding.cjs',
-    binaryName: config.binaryName,
-    packageName: config.packageName,
-    version: config.packageJson.version,
-    outputDir: root,
-  })
-  if (!existsSync(join(root, 'binding.cjs'))) throw new Error('targets: binding.cjs was not written')
+  // The loader and its types, as `napi build --js --dts` wrote them beside each target's binary
+  // (the same for every target: they follow the crate's #[napi] exports); --no-build takes them
+  // from an earlier build or from downloaded artifacts.
+  const written = all.map((t) => join(root, '.tmp', 'artifacts', t.platformArchABI)).find((dir) => existsSync(join(dir, 'binding.cjs')))
+  if (written === undefined) throw new Error('targets: no build wrote binding.cjs; build a target first')
+  for (const file of ['binding.cjs', 'binding.d.ts']) copyFileSync(join(written, file), join(root, file))
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,10 +1,10 @@
 //! The reading as the harness receives it: a deep-frozen user message with the contract's keys in
 //! the contract's order, put in front of the downstream decision's messages.
 
-use napi::bindgen_prelude::{Env, JsObjectValue, Object, Unknown};
+use napi::bindgen_prelude::{Env, JsObjectValue, Object, ToNapiValue, Unknown};
 use napi::JsValue;
 
-use crate::napi_ext::{array_of, js_str, object_of, Caught, Failure, JsResult, UnknownExt};
+use crate::napi_ext::{array_of, object_of, Caught, Failure, JsResult, UnknownExt};
 use crate::render::PLUGIN_NAME;
 
 /// More downstream messages than any step carries: a longer list (a sparse array, an array-like
@@ -38,7 +38,7 @@ pub fn enter_with_reading<'env>(
   object_of(
     env,
     &[
-      (c"kind", js_str(env, "enter")?),
+      (c"kind", "enter".into_unknown(env).caught(env)?),
       (c"messages", array_of(env, &all)?.to_unknown()),
     ],
   )
@@ -53,33 +53,36 @@ pub fn reading_message<'env>(env: &'env Env, text: &str, own_kind: bool) -> JsRe
     object.freeze().caught(env)?;
     Ok(object.to_unknown())
   };
-  let text = js_str(env, text)?;
-  let plugin = js_str(env, PLUGIN_NAME)?;
-  let block = frozen(object_of(env, &[(c"type", js_str(env, "text")?), (c"text", text)])?)?;
+  let text = text.into_unknown(env).caught(env)?;
+  let plugin = PLUGIN_NAME.into_unknown(env).caught(env)?;
+  let block = frozen(object_of(
+    env,
+    &[(c"type", "text".into_unknown(env).caught(env)?), (c"text", text)],
+  )?)?;
   let content = frozen(array_of(env, &[block])?)?;
   let section = frozen(object_of(env, &[(c"name", plugin), (c"text", text)])?)?;
   let sections = frozen(array_of(env, &[section])?)?;
-  let form = js_str(env, "snapshot")?;
+  let form = "snapshot".into_unknown(env).caught(env)?;
   let source = frozen(if own_kind {
     object_of(env, &[(c"kind", plugin), (c"form", form), (c"sections", sections)])?
   } else {
     object_of(
       env,
       &[
-        (c"kind", js_str(env, "plugin")?),
+        (c"kind", "plugin".into_unknown(env).caught(env)?),
         (c"plugin", plugin),
         (c"form", form),
         (c"sections", sections),
       ],
     )?
   })?;
-  let id = js_str(env, &uuid::Uuid::new_v4().to_string())?;
+  let id = (uuid::Uuid::new_v4().to_string()).into_unknown(env).caught(env)?;
   let mut message = object_of(
     env,
     &[
       (c"content", content),
       (c"source", source),
-      (c"role", js_str(env, "user")?),
+      (c"role", "user".into_unknown(env).caught(env)?),
       (c"id", id),
     ],
   )?;

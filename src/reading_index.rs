@@ -1,7 +1,7 @@
 //! Which session events a pre-step must read to know the newest reading: the per-session index
 //! of this plugin's readings ([`ReadingIndex`]) and its scan plan. Pure.
 
-use crate::schedule::Previous;
+use crate::refresh::Previous;
 
 /// The per-session index of this plugin's readings, derived from the durable events and extended
 /// only by the events appended since it last looked.

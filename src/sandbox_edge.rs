@@ -27,10 +27,10 @@
 //! An executor without policies (no `sandboxPolicy` on the spec, as every test executor and the
 //! JS package's world) gets exactly the one `resolve(request)` and the `run(spec)` it gets today.
 
-use napi::bindgen_prelude::{Env, JsObjectValue, Object, Unknown};
+use napi::bindgen_prelude::{Env, JsObjectValue, Object, ToNapiValue, Unknown};
 use napi::JsValue;
 
-use crate::napi_ext::{js_str, object_of, Caught, JsResult, UnknownExt};
+use crate::napi_ext::{object_of, Caught, JsResult, UnknownExt};
 use crate::sandbox::{honours, narrowing_for, Narrowing};
 
 /// The spec to hand to `run()`: `spec` itself, unless its policy is narrowed (module doc); then
@@ -49,7 +49,7 @@ pub fn spec_to_run<'env>(
   let Narrowing::To(mode) = narrowing_for(mode_of(env, policy).as_deref()) else {
     return Ok(spec);
   };
-  let mode_only = object_of(env, &[(c"mode", js_str(env, mode)?)])?;
+  let mode_only = object_of(env, &[(c"mode", mode.into_unknown(env).caught(env)?)])?;
   let narrowed_policy = assign(env, &[policy, mode_only.to_unknown()])?;
   let with_policy = object_of(env, &[(c"sandboxPolicy", narrowed_policy)])?;
   let narrowed_request = assign(env, &[request.to_unknown(), with_policy.to_unknown()])?;

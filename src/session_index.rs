@@ -5,13 +5,13 @@
 //! not only appended to is read afresh. A reading counts only while the model can see it: where
 //! the session has a surface, the newest reading's seq must still be on it ([`crate::surface`]).
 
-use napi::bindgen_prelude::{Env, JsObjectValue, Object, Unknown};
+use napi::bindgen_prelude::{Env, JsObjectValue, Object, ToNapiValue, Unknown};
 use napi::JsValue;
 
-use crate::napi_ext::{js_str, per_env, Caught, Failure, Held, JsResult, ToJs, UnknownExt, Weak};
+use crate::napi_ext::{per_env, take_exception, Caught, Failure, Held, JsResult, UnknownExt, Weak};
 use crate::reading_index::{ReadingIndex, ScanPlan};
+use crate::refresh::Previous;
 use crate::render::{state_of_text, PLUGIN_NAME};
-use crate::schedule::Previous;
 use crate::surface::{look, Sighting, Standing};
 
 /// What this addon keeps per session object: the index, the last event it saw (weakly), what it
@@ -67,7 +67,7 @@ pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
   let (state, attached) = match session.unwrap::<SessionState>() {
     Ok(state) => (std::mem::take(state), true),
     Err(_) => {
-      take_failure(env);
+      take_exception(env);
       (SessionState::default(), false)
     }
   };
@@ -112,11 +112,11 @@ pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
   match session.unwrap::<SessionState>() {
     Ok(slot) => *slot = state,
     Err(_) => {
-      take_failure(env);
+      take_exception(env);
       // First sight: attach the index; an object that cannot take it (wrapped by another addon,
       // a Proxy) is read afresh each turn, as the JS package reads it.
       if !attached && session.wrap(state, None).caught(env).is_err() {
-        take_failure(env);
+        take_exception(env);
       }
     }
   }
@@ -124,23 +124,16 @@ pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
 }
 
 /// The log as the JS package reads it, `[...events]`: an array or array-like as it is, an iterable
-/// without `length` (a `Set`, a getter returning a generator) spread once into an array.
+/// without `length` spread once into an array (`spread` of `src/scan.js`).
 fn spread_unless_array_like<'env>(env: &'env Env, events: Unknown<'env>) -> JsResult<Unknown<'env>> {
   if !events.is_object() || events.length(env).is_ok() {
     return Ok(events);
   }
-  let global = env.get_global().caught(env)?;
-  let symbol: Unknown = global.get_c_named_property_unchecked(c"Symbol").caught(env)?;
-  let iterator = symbol.get_loose(env, c"iterator")?;
-  let reflect: Unknown = global.get_c_named_property_unchecked(c"Reflect").caught(env)?;
-  let method = reflect
-    .get_loose(env, c"get")?
-    .call_with(env, reflect, vec![events, iterator])?;
-  if method.as_function().is_none() {
-    return Err(Failure::new("agent.session.events is not iterable"));
-  }
-  let array: Unknown = global.get_c_named_property_unchecked(c"Array").caught(env)?;
-  array.get_loose(env, c"from")?.call_with(env, array, vec![events])
+  let scanner = scanner(env)?;
+  scanner
+    .spread
+    .get(env)?
+    .call_with(env, scanner.this.get(env)?, vec![events])
 }
 
 /// `agent.session.surface.replaceGeneration`: `None` when the session has no surface (harnesses
@@ -157,7 +150,7 @@ pub fn seen_generation(env: &Env, agent: Unknown) -> Option<f64> {
   match session.unwrap::<SessionState>() {
     Ok(state) => state.generation,
     Err(_) => {
-      take_failure(env);
+      take_exception(env);
       None
     }
   }
@@ -176,60 +169,34 @@ fn on_surface(env: &Env, surface: Unknown, seq: f64) -> bool {
   (|| -> JsResult<bool> {
     let nodes = surface.get_loose(env, c"nodes")?;
     let last_index_of = nodes.get_loose(env, c"lastIndexOf")?;
-    Ok(last_index_of.call_with(env, nodes, vec![seq.to_js(env)?])?.as_number() != Some(-1.0))
+    Ok(
+      last_index_of
+        .call_with(env, nodes, vec![seq.into_unknown(env).caught(env)?])?
+        .as_number()
+        != Some(-1.0),
+    )
   })()
   .unwrap_or(true)
 }
 
-/// Clears what a failed napi-rs call may have left pending.
-fn take_failure(env: &Env) {
-  crate::napi_ext::take_exception(env);
+/// The walk and the spread of `src/scan.js`, compiled once per JS environment (Node-API instance
+/// data), so V8 optimizes the walk once for every plugin instance and session of the process.
+struct Scanner {
+  this: Held,
+  spread: Held,
+  newest_candidate: Held,
 }
 
-/// The newest-first walk over the events, in JS: V8 walks an array of objects at a few
-/// nanoseconds an element, where a walk through Node-API costs about half a microsecond an event
-/// (three calls each). A log that is not an array is spread first, as the JS package's
-/// `[...events]` does (a non-iterable one fails at once, however long it claims to be). Compiled once
-/// per JS environment; it only finds candidates (events whose `type` is
-/// `'user/message'` and whose `data.source` names this plugin), and Rust decides what a candidate
-/// holds.
-const NEWEST_CANDIDATE: &str = "if (!Array.isArray(events)) events = [...events];
-for (let i = to - 1; i >= from; i--) {
-  const e = events[i];
-  if ((typeof e === 'object' && e !== null || typeof e === 'function') && e.type === 'user/message') {
-    const d = e.data;
-    if (typeof d === 'object' && d !== null || typeof d === 'function') {
-      const s = d.source;
-      if ((typeof s === 'object' && s !== null || typeof s === 'function') && (s.kind === 'plugin' && s.plugin === plugin || s.kind === plugin)) return i;
-    }
-  }
-}
-return -1;";
-
-/// The compiled walk: `(events, from, to, plugin) => index of the newest candidate in from..to, or
-/// -1`, one per JS environment (Node-API instance data), so V8 optimizes it once for every plugin
-/// instance and session of the process.
-struct Scanner(Held);
-
-/// This environment's walk, compiled on first use; `None` where the host forbids compiling code
-/// from strings (the walk then runs through Node-API, in chunks).
-fn scanner(env: &Env) -> Option<&'static Scanner> {
+fn scanner(env: &Env) -> JsResult<&'static Scanner> {
   per_env(env, || {
-    let global = env.get_global().caught(env)?;
-    let function: Unknown = global.get_c_named_property_unchecked(c"Function").caught(env)?;
-    let args = ["events", "from", "to", "plugin", NEWEST_CANDIDATE]
-      .iter()
-      .map(|s| js_str(env, s))
-      .collect::<JsResult<Vec<_>>>()?;
-    let walk = function.call_with(env, ().to_js(env)?, args)?;
-    Ok(Scanner(Held::new(env, walk)?))
+    let this: Unknown = env.run_script(include_str!("scan.js")).caught(env)?;
+    Ok(Scanner {
+      spread: Held::new(env, this.get_loose(env, c"spread")?)?,
+      newest_candidate: Held::new(env, this.get_loose(env, c"newestCandidate")?)?,
+      this: Held::new(env, this)?,
+    })
   })
-  .ok()
 }
-
-/// Events read between two handle scopes of a walk through Node-API, so a million-event rebuild
-/// does not pile up millions of handles.
-const SCAN_CHUNK: usize = 1024;
 
 /// Reads the planned events newest first and stops at the first reading: the JS package's scan.
 fn scan(env: &Env, events: &Object, plan: &ScanPlan) -> JsResult<Option<Option<Previous>>> {
@@ -238,19 +205,17 @@ fn scan(env: &Env, events: &Object, plan: &ScanPlan) -> JsResult<Option<Option<P
     ScanPlan::NewestFirst { len } => (0, len),
     ScanPlan::Appended { from, len } => (from, len),
   };
-  let Some(Scanner(walk)) = scanner(env) else {
-    return scan_through_napi(env, events, from, len);
-  };
-  let walk = walk.get(env)?;
+  let scanner = scanner(env)?;
+  let (this, walk) = (scanner.this.get(env)?, scanner.newest_candidate.get(env)?);
   let mut to = len;
   while to > from {
     let range = vec![
       events.to_unknown(),
-      (from as f64).to_js(env)?,
-      (to as f64).to_js(env)?,
-      js_str(env, PLUGIN_NAME)?,
+      (from as f64).into_unknown(env).caught(env)?,
+      (to as f64).into_unknown(env).caught(env)?,
+      PLUGIN_NAME.into_unknown(env).caught(env)?,
     ];
-    let at = walk.call_with(env, ().to_js(env)?, range)?.as_number().unwrap_or(-1.0);
+    let at = walk.call_with(env, this, range)?.as_number().unwrap_or(-1.0);
     if !(at >= from as f64 && at < to as f64) {
       return Ok(None);
     }
@@ -260,35 +225,6 @@ fn scan(env: &Env, events: &Object, plan: &ScanPlan) -> JsResult<Option<Option<P
       return Ok(Some(reading));
     }
     to = at;
-  }
-  Ok(None)
-}
-
-/// [`scan`] without the compiled walk: each event read through Node-API.
-fn scan_through_napi(env: &Env, events: &Object, from: usize, len: usize) -> JsResult<Option<Option<Previous>>> {
-  if !events.is_array().unwrap_or(false) {
-    return Err(Failure::new("agent.session.events is not an array"));
-  }
-  let mut seq = len;
-  while seq > from {
-    let low = seq.saturating_sub(SCAN_CHUNK).max(from);
-    let found = env
-      .run_in_scope(|| {
-        Ok((|| -> JsResult<Option<Option<Previous>>> {
-          for at in (low..seq).rev() {
-            let event = events.get_element::<Unknown>(at as u32).caught(env)?;
-            if let Some(reading) = reading_of(env, event)? {
-              return Ok(Some(reading));
-            }
-          }
-          Ok(None)
-        })())
-      })
-      .caught(env)??;
-    if found.is_some() {
-      return Ok(found);
-    }
-    seq = low;
   }
   Ok(None)
 }

@@ -1,12 +1,6 @@
-//! What napi-rs's typed API lacks for this plugin, as small extensions of its own types. Everything
-//! here runs on the JS thread. The rest of the edge uses `Env`, `Unknown`, `Object` and `Function`
-//! directly. The crate's raw `sys` calls are the `unsafe` blocks of this module (and of its `refs`
-//! and `promise` files), each with the reason napi-rs has no safe equivalent.
-//!
-//! A JS exception stays pending after a failed call: functions are called with
-//! [`Function::apply`] (which leaves it pending, where `Function::call` converts it into a string
-//! and loses `error.message`), property reads and coercions leave it pending too, and
-//! [`Caught::caught`] takes it off the engine at once, so nothing stays pending.
+//! The gaps of napi-rs's typed API this plugin meets, each a small extension of its own types; the
+//! rest of the edge uses `Env`, `Unknown`, `Object` and `Function` directly. Every `unsafe` block of
+//! the crate is here, with the reason napi-rs has no safe equivalent. All of it runs on the JS thread.
 
 use std::ptr;
 
@@ -73,14 +67,14 @@ impl<T> Caught<T> for NapiResult<T> {
 pub fn take_exception(env: &Env) -> Option<Unknown<'_>> {
   let mut pending = false;
   let mut thrown = ptr::null_mut();
-  // SAFETY: napi-rs has no safe way to take a pending exception. Both calls only write to the
-  // out-pointers given, which live on this stack frame; `env` is the live env of this JS thread.
-  let taken = unsafe {
-    sys::napi_is_exception_pending(env.raw(), &mut pending) == sys::Status::napi_ok
+  // SAFETY: napi-rs has no safe way to take a pending exception. The calls write only to the
+  // out-pointers on this stack frame; `thrown` is then a live value of this env, of any type.
+  unsafe {
+    let taken = sys::napi_is_exception_pending(env.raw(), &mut pending) == sys::Status::napi_ok
       && pending
-      && sys::napi_get_and_clear_last_exception(env.raw(), &mut thrown) == sys::Status::napi_ok
-  };
-  taken.then(|| Object::from_raw(env.raw(), thrown).to_unknown())
+      && sys::napi_get_and_clear_last_exception(env.raw(), &mut thrown) == sys::Status::napi_ok;
+    taken.then(|| Unknown::from_raw_unchecked(env.raw(), thrown))
+  }
 }
 
 /// `error instanceof Error ? error.message : String(error)`, never failing (nor leaving anything
@@ -104,7 +98,7 @@ pub fn error_message(env: &Env, error: Unknown) -> String {
 pub fn js_string(env: &Env, value: Unknown) -> JsResult<String> {
   let global = env.get_global().caught(env)?;
   let string: Unknown = global.get_c_named_property_unchecked(c"String").caught(env)?;
-  let shown = string.call_with(env, ().to_js(env)?, vec![value])?;
+  let shown = string.call_with(env, undefined(env), vec![value])?;
   Ok(shown.as_string().unwrap_or_default())
 }
 
@@ -125,24 +119,19 @@ pub trait UnknownExt<'env>: Sized {
     self.type_is(ValueType::Undefined)
   }
 
-  /// The value as `V` when its type is `expected`.
+  /// The value as `V` when its type is `expected` (napi-rs's `from_unknown` checks no type).
   fn cast_as<V: FromNapiValue>(&self, expected: ValueType) -> Option<V> {
-    let v = self.unknown();
-    // SAFETY: napi-rs's typed view of a value whose type was just checked: `V` is the napi-rs type
-    // of a value of type `expected` (the only callers below pair them).
     self
       .type_is(expected)
-      .then(|| unsafe { v.cast::<V>() })
-      .and_then(|r| r.ok())
+      .then(|| V::from_unknown(self.unknown()).ok())
+      .flatten()
   }
 
   fn as_object(&self) -> Option<Object<'env>> {
-    match self.unknown().get_type() {
-      Ok(ValueType::Object | ValueType::Function) => {
-        Some(Object::from_raw(self.unknown().value().env, self.unknown().raw()))
-      }
-      _ => None,
-    }
+    self
+      .is_object()
+      .then(|| Object::from_unknown(self.unknown()).ok())
+      .flatten()
   }
 
   fn as_function(&self) -> Option<JsFunction<'env>> {
@@ -197,7 +186,7 @@ pub trait UnknownExt<'env>: Sized {
   fn get_loose(&self, env: &Env, key: &std::ffi::CStr) -> JsResult<Unknown<'env>> {
     let v = self.unknown();
     let object = match v.get_type().caught(env)? {
-      ValueType::Object | ValueType::Function => Object::from_raw(v.value().env, v.raw()),
+      ValueType::Object | ValueType::Function => Object::from_unknown(v).caught(env)?,
       ValueType::Undefined | ValueType::Null => {
         let nothing = if v.type_is(ValueType::Null) {
           "null"
@@ -310,20 +299,7 @@ pub fn per_env<T: 'static>(env: &Env, make: impl FnOnce() -> JsResult<T>) -> JsR
 pub fn argument<'a>(cx: &'a FunctionCallContext, index: usize) -> Unknown<'a> {
   match cx.get::<Unknown>(index) {
     Ok(value) => value,
-    Err(_) => ().to_js(cx.env).expect("undefined"),
-  }
-}
-
-/// Values made on the Rust side, as [`Unknown`]s to pass to JS.
-pub trait ToJs {
-  fn to_js<'env>(self, env: &'env Env) -> JsResult<Unknown<'env>>;
-}
-
-impl<T: ToNapiValue> ToJs for T {
-  fn to_js<'env>(self, env: &'env Env) -> JsResult<Unknown<'env>> {
-    // SAFETY: `T::to_napi_value` is napi-rs's own conversion; the value it returns belongs to `env`.
-    let raw = unsafe { T::to_napi_value(env.raw(), self) }.caught(env)?;
-    Ok(Object::from_raw(env.raw(), raw).to_unknown())
+    Err(_) => undefined(cx.env),
   }
 }
 
@@ -363,7 +339,15 @@ pub fn array_of<'env>(env: &'env Env, items: &[Unknown]) -> JsResult<Object<'env
   array.coerce_to_object().caught(env)
 }
 
-/// A JS string.
-pub fn js_str<'env>(env: &'env Env, text: &str) -> JsResult<Unknown<'env>> {
-  Ok(env.create_string(text).caught(env)?.to_unknown())
+/// `undefined` (napi-rs returns it through a `Result` for a call that cannot fail).
+pub fn undefined(env: &Env) -> Unknown<'_> {
+  ().into_unknown(env).expect("undefined")
+}
+
+/// A call's result, with a thrown value kept as the value itself (to reject a promise with).
+pub fn thrown_as_value<'env>(
+  env: &'env Env,
+  result: NapiResult<Unknown<'env>>,
+) -> Result<Unknown<'env>, Unknown<'env>> {
+  result.map_err(|_| take_exception(env).unwrap_or_else(|| undefined(env)))
 }
