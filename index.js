@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module'
 import { basename, dirname } from 'node:path'
 import z from '@deepseek-ai/schemastery'
+import * as scan from './scan.js'
 
 const require = createRequire(import.meta.url)
 
@@ -154,7 +155,7 @@ export function apply(ctx, config) {
     ctx.logger?.warn?.(native.unavailable)
     return
   }
-  native.apply(ctx, checked)
+  native.apply(ctx, checked, scan)
   try {
     ctx.logger?.debug?.(loaded())
   } catch {

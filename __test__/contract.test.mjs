@@ -1,5 +1,8 @@
 // The drop-in contract (shared/CONTRACT.md), run against the native package and the JS reference
 // side by side in real Cordis contexts: what one does, the other must do too.
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
 import AgentRegistry from '@deepseek-ai/dsh-agent'
@@ -35,6 +38,31 @@ describe('module surface', () => {
     expect(native.inject).toEqual(['agents'])
     expect(native.inject).toEqual(reference.inject)
     expect(typeof native.apply).toBe('function')
+  })
+
+  it('index.d.ts declares the generated binding.d.ts’s apply, less the scan.js that index.js hands over', () => {
+    const declared = (file) =>
+      Object.fromEntries(
+        [...readFileSync(new URL(`../${file}`, import.meta.url), 'utf8').matchAll(/export declare function (\w+)\(([^)]*)\): ([^;\n]+)/g)].map(([, f, params, returns]) => [
+          f,
+          { params: params.split(',').map((p) => p.split(':')[0].trim()), returns: returns.trim() },
+        ]),
+      )
+    const generated = declared('binding.d.ts')
+    expect(Object.keys(generated)).toEqual(['apply'])
+    // The binding's apply takes the walk of scan.js last; index.js hands it over.
+    expect(generated.apply).toEqual({ params: ['ctx', 'config', 'scan'], returns: 'void' })
+    expect(declared('index.d.ts').apply).toEqual({ params: ['ctx', 'config'], returns: 'void' })
+    expect(readFileSync(new URL('../binding.d.ts', import.meta.url), 'utf8')).toMatch(/export declare const VERSION: string/)
+  })
+
+  it('reads the log the same under node --disallow-code-generation-from-strings (the walk is a module, scan.js)', () => {
+    const probe = fileURLToPath(new URL('./fixtures/no-codegen-probe.mjs', import.meta.url))
+    const run = (flags) => JSON.parse(execFileSync(process.execPath, [...flags, probe], { encoding: 'utf8', env: process.env }))
+    const forbidden = run(['--disallow-code-generation-from-strings'])
+    expect(forbidden).toEqual(run([]))
+    expect(forbidden.map((r) => r.length)).toEqual([1, 0, 1, 0])
+    expect(() => execFileSync(process.execPath, ['--disallow-code-generation-from-strings', '-e', 'new Function("")'], { stdio: 'ignore' })).toThrow()
   })
 
   it('Config validates like the JS schema and adds queryTimeoutMs', () => {

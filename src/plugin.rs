@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use napi::bindgen_prelude::{Env, FunctionCallContext, Object, Result as NapiResult, Status, ToNapiValue, Unknown};
+use napi::bindgen_prelude::{Env, FunctionCallContext, Object, Status, ToNapiValue, Unknown};
 use napi::JsValue;
 use napi_derive::napi;
 
@@ -11,12 +11,14 @@ use crate::config::{self, Config, RawValue};
 use crate::host::Plugin;
 use crate::listener;
 use crate::napi_ext::{argument, js_string, object_of, Caught, JsResult, Returned, UnknownExt};
+use crate::session_index::use_scan;
 
-/// `apply(ctx, config)`: registers the listener for the lifetime of `ctx` and returns `undefined`;
-/// throws the contract's `TypeError` on an invalid config (the plugin then never listens), or an
-/// `Error` when `ctx` is not an object.
+/// `apply(ctx, config, scan)`: registers the listener for the lifetime of `ctx` and returns
+/// `undefined`; `scan` is the package's `scan.js` (`{ spread, newestCandidate }`, index.js hands it
+/// over). Throws the contract's `TypeError` on an invalid config (the plugin then never listens),
+/// or an `Error` when `ctx` is not an object or `scan` lacks its functions.
 #[napi]
-pub fn apply(env: Env, ctx: Unknown, config: Unknown) -> napi::Result<()> {
+pub fn apply(env: Env, ctx: Unknown, config: Unknown, scan: Unknown) -> napi::Result<()> {
   let config = match read_config(&env, config)? {
     Ok(config) => config,
     Err(message) => {
@@ -28,6 +30,7 @@ pub fn apply(env: Env, ctx: Unknown, config: Unknown) -> napi::Result<()> {
   let context: Object = ctx
     .as_object()
     .ok_or_else(|| napi::Error::from_reason("tmux-context: the context is not an object"))?;
+  use_scan(&env, scan)?;
   let plugin = Rc::new(Plugin::new(&env, context, config)?);
   register_listener(&env, ctx, plugin)?;
   Ok(())

@@ -240,6 +240,8 @@ fn query_failed(cx: &FunctionCallContext) -> NapiResult<Returned> {
 /// Our own bound ran out (the executor ignored `timeoutMs`, or is stuck): the decision passes
 /// through, as a timeout does, and the plugin's backoff starts.
 impl Expiring for Query {
+  const SWEEP: &'static str = "tmuxContextSweep";
+
   fn deadline(&self) -> Instant {
     self.deadline
   }

@@ -8,7 +8,7 @@
 use napi::bindgen_prelude::{Env, JsObjectValue, Object, ToNapiValue, Unknown};
 use napi::JsValue;
 
-use crate::napi_ext::{per_env, take_exception, Caught, Failure, Held, JsResult, UnknownExt, Weak};
+use crate::napi_ext::{per_env, take_exception, undefined, Caught, Failure, Held, JsResult, UnknownExt, Weak};
 use crate::reading_index::{ReadingIndex, ScanPlan};
 use crate::refresh::Previous;
 use crate::render::{state_of_text, PLUGIN_NAME};
@@ -124,16 +124,15 @@ pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
 }
 
 /// The log as the JS package reads it, `[...events]`: an array or array-like as it is, an iterable
-/// without `length` spread once into an array (`spread` of `src/scan.js`).
+/// without `length` spread once into an array (`spread` of `scan.js`).
 fn spread_unless_array_like<'env>(env: &'env Env, events: Unknown<'env>) -> JsResult<Unknown<'env>> {
   if !events.is_object() || events.length(env).is_ok() {
     return Ok(events);
   }
-  let scanner = scanner(env)?;
-  scanner
+  scanner(env)?
     .spread
     .get(env)?
-    .call_with(env, scanner.this.get(env)?, vec![events])
+    .call_with(env, undefined(env), vec![events])
 }
 
 /// `agent.session.surface.replaceGeneration`: `None` when the session has no surface (harnesses
@@ -179,22 +178,39 @@ fn on_surface(env: &Env, surface: Unknown, seq: f64) -> bool {
   .unwrap_or(true)
 }
 
-/// The walk and the spread of `src/scan.js`, compiled once per JS environment (Node-API instance
-/// data), so V8 optimizes the walk once for every plugin instance and session of the process.
+/// The walk and the spread of the package's `scan.js`, handed over at apply and kept once per JS
+/// environment (Node-API instance data), so V8 optimizes the walk once for every plugin instance
+/// and session of the process.
 struct Scanner {
-  this: Held,
   spread: Held,
   newest_candidate: Held,
 }
 
+/// Keeps `scan` (`{ spread, newestCandidate }`, the package's `scan.js`) for this JS environment,
+/// unless one is kept already; fails when it does not hold the two functions.
+pub fn use_scan(env: &Env, scan: Unknown) -> JsResult<()> {
+  let function = |key| -> JsResult<Held> {
+    let f = scan.get_loose(env, key)?;
+    match f.as_function() {
+      Some(_) => Held::new(env, f),
+      None => Err(Failure::new(
+        "tmux-context: apply(ctx, config, scan) needs the functions of scan.js",
+      )),
+    }
+  };
+  let (spread, newest_candidate) = (function(c"spread")?, function(c"newestCandidate")?);
+  per_env(env, || {
+    Ok(Scanner {
+      spread,
+      newest_candidate,
+    })
+  })
+  .map(|_| ())
+}
+
 fn scanner(env: &Env) -> JsResult<&'static Scanner> {
   per_env(env, || {
-    let this: Unknown = env.run_script(include_str!("scan.js")).caught(env)?;
-    Ok(Scanner {
-      spread: Held::new(env, this.get_loose(env, c"spread")?)?,
-      newest_candidate: Held::new(env, this.get_loose(env, c"newestCandidate")?)?,
-      this: Held::new(env, this)?,
-    })
+    Err(Failure::new("tmux-context: no scan.js was handed over at apply"))
   })
 }
 
@@ -205,8 +221,7 @@ fn scan(env: &Env, events: &Object, plan: &ScanPlan) -> JsResult<Option<Option<P
     ScanPlan::NewestFirst { len } => (0, len),
     ScanPlan::Appended { from, len } => (from, len),
   };
-  let scanner = scanner(env)?;
-  let (this, walk) = (scanner.this.get(env)?, scanner.newest_candidate.get(env)?);
+  let walk = scanner(env)?.newest_candidate.get(env)?;
   let mut to = len;
   while to > from {
     let range = vec![
@@ -215,7 +230,7 @@ fn scan(env: &Env, events: &Object, plan: &ScanPlan) -> JsResult<Option<Option<P
       (to as f64).into_unknown(env).caught(env)?,
       PLUGIN_NAME.into_unknown(env).caught(env)?,
     ];
-    let at = walk.call_with(env, this, range)?.as_number().unwrap_or(-1.0);
+    let at = walk.call_with(env, undefined(env), range)?.as_number().unwrap_or(-1.0);
     if !(at >= from as f64 && at < to as f64) {
       return Ok(None);
     }

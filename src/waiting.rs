@@ -3,7 +3,6 @@
 //! promise's continuation, and slots for values that wait under a deadline, with one sweep timer
 //! per JS environment for all of them. Nothing here knows what waits.
 
-use std::any::type_name;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -80,6 +79,8 @@ pub fn then<'env>(env: &'env Env, value: Unknown<'env>, callbacks: Vec<Unknown<'
 
 /// A value that waits under a deadline on the monotonic clock, and gives up when it passes.
 pub trait Expiring: 'static {
+  /// The name of the sweep timer's function for this type (a JS identifier).
+  const SWEEP: &'static str;
   fn deadline(&self) -> Instant;
   fn expire(self, env: &Env);
 }
@@ -145,7 +146,7 @@ fn arm_sweep<T: Expiring>(env: &Env, s: &Slots<T>, deadline: Instant) -> JsResul
     .saturating_duration_since(now)
     .as_millis()
     .clamp(1, MAX_QUERY_TIMEOUT_MS as u128);
-  let sweep = shared(env, type_name::<T>(), sweep::<T>)?;
+  let sweep = shared(env, T::SWEEP, sweep::<T>)?;
   let delay_ms = (delay as f64).into_unknown(env).caught(env)?;
   let timer = set_timeout.call_with(env, undefined(env), vec![sweep, delay_ms])?;
   if timer.is_object() {
