@@ -1,25 +1,8 @@
 //! The tmux query: one POSIX `sh` command, built from constants and numbers only (this process's
-//! pid, and the tmux server's pid and start time once they were checked), that prints the location
-//! only when the process really lives in `$TMUX_PANE`. Pure.
-//!
-//! What it does, in order:
-//! 1. `$TMUX_PANE` must be set (exit 10).
-//! 2. This process's controlling tty, from `/proc/<pid>/stat` (no process spawned), else
-//!    `ps -o tty= -p <pid>` (macOS, BusyBox without `/proc`); none (a `setsid` child) exits 11.
-//! 3. One `tmux display-message -t "$TMUX_PANE" -p` prints the pane's `#{pane_tty}`, whether the
-//!    window is linked or its session grouped, and the fields twice: escaped by tmux's `q:` (2.9 and
-//!    later) and plain (for 2.6–2.8, which print `q:` fields empty). A tmux that fails exits 13 (127
-//!    when it is missing); one that prints nothing (`access not allowed`) exits 14.
-//! 4. The tty must be the pane's, or, for a nested terminal (`script`, an editor's terminal, `sudo`'s
-//!    pty), an ancestor's within 32 levels that is in the foreground of the pane's tty; else exit 12.
-//! 5. Prints the escaped record; on tmux before 2.9, the plain fields instead, as the JS package's
-//!    command prints them. When the window is linked or grouped (and `q:` works), one more tmux
-//!    process lists the winlinks of the pane, so that the session can be named by a rule that does
-//!    not depend on which client was used last.
-//!
-//! `tmux` is the server's own binary (`/proc/<server pid>/exe`) when the plugin checked that the
-//! server of `$TMUX` runs it and the server's start time still matches, so a tmux upgraded under a
-//! running server still answers; else `tmux` from `PATH`.
+//! pid, and a checked tmux server's pid and start time), that prints the location only when the
+//! process really lives in `$TMUX_PANE`; its steps and exit codes are listed in docs/design.md.
+//! `tmux` is the server's own binary (`/proc/<pid>/exe`) once `server.rs` checked it, else `PATH`'s.
+//! Pure.
 
 /// The two characters backslash and `t` that separate the tmux format fields. tmux prints them
 /// verbatim, so the command holds no raw whitespace.
@@ -104,13 +87,15 @@ fn winlink_filter() -> String {
 
 /// The query for process `pid`, through `server`'s binary when given.
 pub fn build_command(pid: u32, server: Option<ServerBinary>) -> String {
-  let sep = FIELD_SEP;
-  let format = format!(
-    "#{{pane_tty}}{sep}#{{window_linked}}#{{session_grouped}}#{{q:pane_id}}{sep}{ESCAPED_LINE_MARKER}{sep}{escaped}{sep}#{{automatic-rename}}{sep}{PLAIN_MARKER}{sep}{plain}",
-    escaped = format_of(true),
-    plain = format_of(false),
-  );
-  let mut lines = vec![
+  let mut lines = tty_lines(pid);
+  lines.extend(server.map(server_lines).unwrap_or_default());
+  lines.extend(pane_lines(pid));
+  lines.join("\n")
+}
+
+/// `$TMUX_PANE`, `proc_stat`, and this process's controlling tty (`$self_tty`).
+fn tty_lines(pid: u32) -> Vec<String> {
+  vec![
     format!("[ -n \"$TMUX_PANE\" ] || exit {EXIT_NOT_IN_TMUX}"),
     // proc_stat <pid>: tty (`pts/N`, or empty), parent, pgrp and the tty's foreground group, from
     // /proc/<pid>/stat without spawning a process; fails where /proc has no such file.
@@ -128,31 +113,58 @@ pub fn build_command(pid: u32, server: Option<ServerBinary>) -> String {
     format!("if proc_stat {pid}; then self_tty=$tty; else self_tty=$(ps -o tty= -p {pid} 2>/dev/null); fi"),
     "self_tty=${self_tty#\"${self_tty%%[! ]*}\"}; self_tty=${self_tty%\"${self_tty##*[! ]}\"}".into(),
     format!("case $self_tty in ''|'?'|'??') exit {EXIT_NO_TTY};; esac"),
-  ];
-  if let Some(ServerBinary {
-    pid: server,
-    start_time,
-  }) = server
-  {
-    lines.extend([
-      format!("if [ -x /proc/{server}/exe ] && proc_stat {server}; then"),
-      "  set -f; set -- ${stat##*') '}; set +f".into(),
-      // Called in subshells only (`$(…)` and a pipeline), where `exec` saves a fork.
-      format!("  [ \"${{20}}\" = {start_time} ] && tmux() {{ exec /proc/{server}/exe \"$@\"; }}"),
-      "fi".into(),
-    ]);
-  }
-  lines.extend([
+  ]
+}
+
+/// `tmux` as the checked server's own binary, while its start time still matches.
+fn server_lines(ServerBinary { pid, start_time }: ServerBinary) -> Vec<String> {
+  vec![
+    format!("if [ -x /proc/{pid}/exe ] && proc_stat {pid}; then"),
+    "  set -f; set -- ${stat##*') '}; set +f".into(),
+    // Called in subshells only (`$(…)` and a pipeline), where `exec` saves a fork.
+    format!("  [ \"${{20}}\" = {start_time} ] && tmux() {{ exec /proc/{pid}/exe \"$@\"; }}"),
+    "fi".into(),
+  ]
+}
+
+/// The pane's record from tmux, the check that this process lives in the pane, and what is printed.
+fn pane_lines(pid: u32) -> Vec<String> {
+  let sep = FIELD_SEP;
+  let format = format!(
+    "#{{pane_tty}}{sep}#{{window_linked}}#{{session_grouped}}#{{q:pane_id}}{sep}{ESCAPED_LINE_MARKER}{sep}{escaped}{sep}#{{automatic-rename}}{sep}{PLAIN_MARKER}{sep}{plain}",
+    escaped = format_of(true),
+    plain = format_of(false),
+  );
+  let mut lines = vec![
     format!("out=$(tmux display-message -t \"$TMUX_PANE\" -p '{format}') || {{ [ $? = 127 ] && exit {EXIT_TMUX_MISSING}; exit {EXIT_TMUX_FAILED}; }}"),
     format!("[ -n \"$out\" ] || exit {EXIT_TMUX_SILENT}"),
     "pane_tty=${out%%'\\t'*}; rest=${out#*'\\t'}; links=${rest%%'\\t'*}; record=${rest#*'\\t'}".into(),
+  ];
+  lines.extend(ancestor_lines(pid));
+  lines.extend([
+    "case $links in".into(),
+    // tmux before 2.9 prints `#{q:pane_id}` empty: the plain fields, as the JS package reads them.
+    format!("  ??) printf '%s\\n' \"${{record#*'{sep}{PLAIN_MARKER}{sep}'}}\" ;;"),
+    format!("  *) printf '%s\\n' \"${{record%%'{sep}{PLAIN_MARKER}{sep}'*}}\""),
+    "    case $links in 00*) ;; *)".into(),
+    format!("      tmux list-panes -a -F '#{{pane_id}}{sep}#{{session_id}}{sep}#{{window_index}}{sep}#{{window_active}}{sep}#{{q:session_name}}{sep}#{{session_id}}' 2>/dev/null |"),
+    format!("        {}", winlink_filter()),
+    "    ;; esac ;;".into(),
+    "esac".into(),
+  ]);
+  lines
+}
+
+/// The tty must be the pane's, or, for a nested terminal (`script`, an editor's terminal, `sudo`'s
+/// pty), the first ancestor on another terminal (within 32 levels) must hold the pane's tty, in
+/// that tty's foreground process group (not a terminal started in the background, nor setsid).
+fn ancestor_lines(pid: u32) -> Vec<String> {
+  vec![
     "if [ \"$pane_tty\" = \"/dev/$self_tty\" ]; then :; else".into(),
-    // A nested terminal (`script`, an editor's terminal, `sudo`'s pty): up through the processes on
-    // this process's own terminal, the first ancestor on another one must hold the pane's tty, in
-    // that tty's foreground process group (not a terminal started in the background, nor setsid).
     format!("  p={pid}; n=0; found="),
     "  while [ $n -lt 32 ]; do".into(),
-    "    if proc_stat \"$p\"; then :; else set -f; set -- $(ps -o ppid= -p \"$p\" 2>/dev/null); set +f; parent=$1; fi".into(),
+    "    if proc_stat \"$p\"; then :; else set -f; set -- $(ps -o ppid= -p \"$p\" 2>/dev/null); set +f; parent=$1; fi"
+      .into(),
     "    p=$parent; [ -n \"$p\" ] && [ \"$p\" -gt 1 ] || break".into(),
     "    if proc_stat \"$p\"; then :; else".into(),
     "      set -f; set -- $(ps -o pgid=,tpgid=,tty= -p \"$p\" 2>/dev/null); set +f; pgrp=$1 fg=$2 tty=$3".into(),
@@ -165,17 +177,7 @@ pub fn build_command(pid: u32, server: Option<ServerBinary>) -> String {
     "  done".into(),
     format!("  [ -n \"$found\" ] || exit {EXIT_NOT_THE_PANE}"),
     "fi".into(),
-    "case $links in".into(),
-    // tmux before 2.9 prints `#{q:pane_id}` empty: the plain fields, as the JS package reads them.
-    format!("  ??) printf '%s\\n' \"${{record#*'{sep}{PLAIN_MARKER}{sep}'}}\" ;;"),
-    format!("  *) printf '%s\\n' \"${{record%%'{sep}{PLAIN_MARKER}{sep}'*}}\""),
-    "    case $links in 00*) ;; *)".into(),
-    format!("      tmux list-panes -a -F '#{{pane_id}}{sep}#{{session_id}}{sep}#{{window_index}}{sep}#{{window_active}}{sep}#{{q:session_name}}{sep}#{{session_id}}' 2>/dev/null |"),
-    format!("        {}", winlink_filter()),
-    "    ;; esac ;;".into(),
-    "esac".into(),
-  ]);
-  lines.join("\n")
+  ]
 }
 
 #[cfg(test)]

@@ -197,27 +197,19 @@ fn after_next<'env>(
     return query(env, plugin, pre.signal, &pre.turn, shell, decision, previous);
   }
   let previous = previous_reading(env, agent)?;
-  if previous.is_some() {
-    let global = env.get_global().caught(env)?;
-    let date: Unknown = global.get_c_named_property_unchecked(c"Date").caught(env)?;
-    let now = date
-      .get_loose(env, c"now")?
-      .call_with(env, date, vec![])?
-      .as_number()
-      .unwrap_or(f64::NAN);
-    if within_refresh_interval(interval, previous.as_ref(), now) {
-      return Ok(Outcome::Pass);
-    }
+  if previous.is_some() && within_refresh_interval(interval, previous.as_ref(), date_now(env)?) {
+    return Ok(Outcome::Pass);
   }
-  query(
-    env,
-    plugin,
-    pre.signal,
-    &pre.turn,
-    shell,
-    decision,
-    PreviousReading::Known(previous),
-  )
+  let previous = PreviousReading::Known(previous);
+  query(env, plugin, pre.signal, &pre.turn, shell, decision, previous)
+}
+
+/// `Date.now()`, the JS package's clock for the refresh floor (a test may fake it).
+fn date_now(env: &Env) -> JsResult<f64> {
+  let global = env.get_global().caught(env)?;
+  let date: Unknown = global.get_c_named_property_unchecked(c"Date").caught(env)?;
+  let now = date.get_loose(env, c"now")?.call_with(env, date, vec![])?;
+  Ok(now.as_number().unwrap_or(f64::NAN))
 }
 
 /// A step after the first: a reading only when a replacement (a compaction) inside `next()`, or

@@ -43,7 +43,6 @@ impl PreviousReading {
 /// Contract step 6: `shell.run(shell.resolve({ command, signal, timeoutMs }))` (or `execute()`,
 /// [`crate::executor`]), bounded by our own timer too. `resolve()` throwing or `run()` rejecting is
 /// one warning and no location. When the query starts, the outcome is the promise of its decision.
-#[allow(clippy::too_many_arguments)]
 pub fn query<'env>(
   env: &'env Env,
   plugin: &Rc<Plugin>,
@@ -79,6 +78,20 @@ pub fn query<'env>(
       return Ok(Outcome::Pass);
     }
   };
+  wait_for(env, plugin, pending, decision, previous, turn, api)
+}
+
+/// The promise of the step's decision once the executor's `pending` result settles it, or our own
+/// bound (`queryTimeoutMs` plus a grace) runs out.
+fn wait_for<'env>(
+  env: &'env Env,
+  plugin: &Rc<Plugin>,
+  pending: Unknown<'env>,
+  decision: Unknown<'env>,
+  previous: PreviousReading,
+  turn: &str,
+  api: ExecutorApi,
+) -> JsResult<Outcome<'env>> {
   let (deferred, promise) = Deferred::new(env)?;
   let bound = Duration::from_millis(plugin.config.query_timeout_ms.saturating_add(OWN_TIMER_GRACE_MS));
   let query = Query {

@@ -24,20 +24,6 @@ struct SessionState {
   generation: Option<f64>,
 }
 
-impl SessionState {
-  /// Whether the event the index saw last still stands at its place in `events`.
-  fn still_stands(&self, env: &Env, events: &Object, len: usize) -> bool {
-    match (&self.last, self.index.scanned) {
-      (_, 0) => true,
-      (Some(last), n) if n <= len => match (last.get(env), events.get_element::<Unknown>((n - 1) as u32)) {
-        (Some(last), Ok(now)) => env.strict_equals(last, now).unwrap_or(false),
-        _ => false,
-      },
-      _ => false,
-    }
-  }
-}
-
 /// The newest reading of a session, as the model sees it.
 pub struct Newest {
   /// `None` when there is none, when its first content block is not text, or when a replacement
@@ -71,38 +57,8 @@ pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
       (SessionState::default(), false)
     }
   };
-  let built = attached && state.still_stands(env, &events, len);
-  let plan = state.index.plan(len, built);
-  let index = match &plan {
-    ScanPlan::Nothing => state.index.clone(),
-    _ => state.index.after_scan(&plan, scan(env, &events, &plan)?),
-  };
-  let last = match (&plan, index.scanned) {
-    (ScanPlan::Nothing, _) => state.last,
-    (_, 0) => None,
-    (_, n) => events
-      .get_element::<Unknown>((n - 1) as u32)
-      .ok()
-      .and_then(|e| e.as_object())
-      .and_then(|e| Weak::new(env, e).ok()),
-  };
-  let mut newest = Newest {
-    previous: index.latest.clone(),
-    newly_shadowed: false,
-  };
-  let mut sighting = state.sighting;
-  let surface = surface_of(env, session.to_unknown());
-  let generation = surface.as_ref().map(|(_, generation)| *generation);
-  if let Some((seq, (surface, generation))) = newest.previous.as_ref().and_then(|p| p.seq).zip(surface) {
-    let (standing, seen) = look(sighting, seq, generation, || on_surface(env, surface, seq));
-    sighting = Some(seen);
-    if let Standing::Shadowed { newly } = standing {
-      newest = Newest {
-        previous: None,
-        newly_shadowed: newly,
-      };
-    }
-  }
+  let (index, last) = rescan(env, &events, len, attached, state.index, state.last)?;
+  let (newest, sighting, generation) = on_surface(env, session, index.latest.clone(), state.sighting);
   let state = SessionState {
     index,
     last,
@@ -121,6 +77,73 @@ pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
     }
   }
   Ok(newest)
+}
+
+/// The index after reading what `index` has not seen of `events` (everything, unless the event it
+/// saw last, `last`, still stands at its place), and the event it saw last now.
+fn rescan(
+  env: &Env,
+  events: &Object,
+  len: usize,
+  attached: bool,
+  index: ReadingIndex,
+  last: Option<Weak>,
+) -> JsResult<(ReadingIndex, Option<Weak>)> {
+  let stands = attached && still_stands(env, &index, last.as_ref(), events, len);
+  let plan = index.plan(len, stands);
+  if plan == ScanPlan::Nothing {
+    return Ok((index, last));
+  }
+  let index = index.after_scan(&plan, scan(env, events, &plan)?);
+  let last = match index.scanned {
+    0 => None,
+    n => events
+      .get_element::<Unknown>((n - 1) as u32)
+      .ok()
+      .and_then(|e| e.as_object())
+      .and_then(|e| Weak::new(env, e).ok()),
+  };
+  Ok((index, last))
+}
+
+/// Whether the event the index saw last still stands at its place in `events`.
+fn still_stands(env: &Env, index: &ReadingIndex, last: Option<&Weak>, events: &Object, len: usize) -> bool {
+  match (last, index.scanned) {
+    (_, 0) => true,
+    (Some(last), n) if n <= len => match (last.get(env), events.get_element::<Unknown>((n - 1) as u32)) {
+      (Some(last), Ok(now)) => env.strict_equals(last, now).unwrap_or(false),
+      _ => false,
+    },
+    _ => false,
+  }
+}
+
+/// The newest reading as the model sees it: `latest`, unless the session's surface no longer holds
+/// its seq; what was seen of it, and the surface's replace generation.
+fn on_surface(
+  env: &Env,
+  session: Object,
+  latest: Option<Previous>,
+  sighting: Option<Sighting>,
+) -> (Newest, Option<Sighting>, Option<f64>) {
+  let surface = surface_of(env, session.to_unknown());
+  let generation = surface.as_ref().map(|(_, generation)| *generation);
+  let seq = latest.as_ref().and_then(|p| p.seq);
+  let mut newest = Newest {
+    previous: latest,
+    newly_shadowed: false,
+  };
+  let Some((seq, (surface, now))) = seq.zip(surface) else {
+    return (newest, sighting, generation);
+  };
+  let (standing, seen) = look(sighting, seq, now, || holds_seq(env, surface, seq));
+  if let Standing::Shadowed { newly } = standing {
+    newest = Newest {
+      previous: None,
+      newly_shadowed: newly,
+    };
+  }
+  (newest, Some(seen), generation)
 }
 
 /// The log as the JS package reads it, `[...events]`: an array or array-like as it is, an iterable
@@ -164,7 +187,7 @@ fn surface_of<'env>(env: &Env, session: Unknown<'env>) -> Option<(Unknown<'env>,
 
 /// `surface.nodes.lastIndexOf(seq) !== -1`, from the end, where a recent reading stands; a surface
 /// whose nodes cannot be read keeps the reading.
-fn on_surface(env: &Env, surface: Unknown, seq: f64) -> bool {
+fn holds_seq(env: &Env, surface: Unknown, seq: f64) -> bool {
   (|| -> JsResult<bool> {
     let nodes = surface.get_loose(env, c"nodes")?;
     let last_index_of = nodes.get_loose(env, c"lastIndexOf")?;
@@ -247,56 +270,54 @@ fn scan(env: &Env, events: &Object, plan: &ScanPlan) -> JsResult<Option<Option<P
 /// `None` when `event` is not one of this plugin's readings; `Some(None)` when it is but its first
 /// content block is not text; else its state and time.
 fn reading_of(env: &Env, event: Unknown) -> JsResult<Option<Option<Previous>>> {
+  let Some((event, data)) = own_message(env, event)? else {
+    return Ok(None);
+  };
+  let Some(text) = first_text(env, data)? else {
+    return Ok(Some(None));
+  };
+  let field = |key| event.get_c_named_property_unchecked::<Unknown>(key).caught(env);
+  Ok(Some(Some(Previous {
+    state: state_of_text(&text).to_string(),
+    // `now >= previous.time` coerces in JS: a numeric string or a Date counts as its number.
+    time: field(c"time")?.to_number(env),
+    seq: field(c"seq")?.as_number(),
+  })))
+}
+
+/// The event and its `data` when it is a `user/message` whose source names this plugin, in either
+/// generation's shape: `{ kind: 'plugin', plugin: 'tmux-context' }`, or 0.1.7+'s `{ kind: 'tmux-context' }`.
+fn own_message<'env>(env: &Env, event: Unknown<'env>) -> JsResult<Option<(Object<'env>, Unknown<'env>)>> {
   let Some(event) = event.as_object() else {
     return Ok(None);
   };
-  match event.get_c_named_property_unchecked::<Unknown>(c"type").caught(env) {
-    Ok(kind) if kind.string_is("user/message") => {}
-    _ => return Ok(None),
-  }
-  let data = event.get_c_named_property_unchecked::<Unknown>(c"data").caught(env)?;
-  let Some(source) = data
-    .as_object()
-    .and_then(|d| d.get_c_named_property_unchecked::<Unknown>(c"source").caught(env).ok())
-  else {
-    return Ok(None);
-  };
-  let field_is = |key, expected| {
-    source.as_object().is_some_and(|s| {
-      s.get_c_named_property_unchecked::<Unknown>(key)
-        .caught(env)
-        .is_ok_and(|v| v.string_is(expected))
-    })
-  };
-  // Either generation's shape: `{ kind: 'plugin', plugin: 'tmux-context' }`, or the upstream 0.1.7+
-  // `{ kind: 'tmux-context' }`.
-  if !(field_is(c"kind", "plugin") && field_is(c"plugin", PLUGIN_NAME) || field_is(c"kind", PLUGIN_NAME)) {
+  let field = |object: &Object<'env>, key| object.get_c_named_property_unchecked::<Unknown>(key).caught(env);
+  if !field(&event, c"type").is_ok_and(|kind| kind.string_is("user/message")) {
     return Ok(None);
   }
+  let data = field(&event, c"data")?;
+  let Some(source) = data.as_object().and_then(|d| field(&d, c"source").ok()) else {
+    return Ok(None);
+  };
+  let is = |key, expected| {
+    source
+      .as_object()
+      .is_some_and(|s| field(&s, key).is_ok_and(|v| v.string_is(expected)))
+  };
+  let own = is(c"kind", "plugin") && is(c"plugin", PLUGIN_NAME) || is(c"kind", PLUGIN_NAME);
+  Ok(own.then_some((event, data)))
+}
+
+/// `data.content[0].text` when that block's `type` is `'text'` and the text a string (or a
+/// `String` object).
+fn first_text(env: &Env, data: Unknown) -> JsResult<Option<String>> {
   let content = data.get_loose(env, c"content")?;
   let block = match content.as_object() {
-    Some(list) if content.length(env).unwrap_or(0) > 0 => Some(list.get_element::<Unknown>(0).caught(env)?),
-    _ => None,
+    Some(list) if content.length(env).unwrap_or(0) > 0 => list.get_element::<Unknown>(0).caught(env)?,
+    _ => return Ok(None),
   };
-  let text = match block.and_then(|b| b.as_object().map(|o| (b, o))) {
-    Some((block, _)) if block.get_loose(env, c"type")?.string_is("text") => {
-      block.get_loose(env, c"text")?.as_string_value(env)
-    }
-    _ => None,
-  };
-  let Some(text) = text else { return Ok(Some(None)) };
-  // `now >= previous.time` coerces in JS: a numeric string or a Date counts as its number.
-  let time = event
-    .get_c_named_property_unchecked::<Unknown>(c"time")
-    .caught(env)?
-    .to_number(env);
-  let seq = event
-    .get_c_named_property_unchecked::<Unknown>(c"seq")
-    .caught(env)?
-    .as_number();
-  Ok(Some(Some(Previous {
-    state: state_of_text(&text).to_string(),
-    time,
-    seq,
-  })))
+  if !block.is_object() || !block.get_loose(env, c"type")?.string_is("text") {
+    return Ok(None);
+  }
+  Ok(block.get_loose(env, c"text")?.as_string_value(env))
 }
