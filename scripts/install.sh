@@ -27,7 +27,10 @@ npm_ready .
 bash scripts/toolchain.sh
 . scripts/tools-env.sh
 # The binaries (each rebuilt only when its inputs changed), npm/<platform>/, binding.cjs; the tarballs.
-if [ "${1:-}" = --all-targets ]; then node scripts/targets.mjs; else node scripts/targets.mjs --host; fi
+# TMUX_CONTEXT_PREBUILT=1 (the hosted workflow's test jobs): the build job's binaries, downloaded
+# into .tmp/artifacts/<platform>/, instead of building.
+if [ -n "${TMUX_CONTEXT_PREBUILT:-}" ]; then node scripts/targets.mjs --prebuilt
+elif [ "${1:-}" = --all-targets ]; then node scripts/targets.mjs; else node scripts/targets.mjs --host; fi
 bash scripts/pack.sh >/dev/null
 # ---- end of platform toolchain ----
 

@@ -2,9 +2,10 @@
 # Packs the package and its platform binary packages into .tmp/packs/ under stable names:
 #   dsh-tmux-context.tgz, dsh-tmux-context-<platform>.tgz (one per built target of napi.targets,
 #   wasm32-wasi included)
-# As napi-rs's prepublish does, the packed package.json gains `optionalDependencies` on the
-# platform packages of every target (kept out of the repository's package.json, whose lockfile
-# must not name packages that are not on the registry). Packs the binaries that are built
+# The packed package.json gains `optionalDependencies` on the platform packages of every target
+# from `napi pre-publish` itself (without publishing anything), run on a staged copy: the
+# repository's package.json keeps none, as its lockfile must not name packages that are not on the
+# registry. Packs the binaries that are built
 # (`npm run build`: this machine's; `npm run build:all`: all of them; `npm run tarballs` does both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,16 +23,14 @@ rm -rf "$out" "$stage" && mkdir -p "$out" "$stage"
 for f in $(node -p "require('./package.json').files.join(' ')") package.json; do
   [ -e "$f" ] && cp "$f" "$stage/"
 done
+cp -r npm "$stage/npm"
+npx napi pre-publish --cwd "$stage" --tag-style npm --skip-optional-publish --no-gh-release >/dev/null
+rm -rf "$stage/npm"
 node -e "
   const fs = require('fs');
   const pkg = JSON.parse(fs.readFileSync('$stage/package.json', 'utf8'));
-  pkg.optionalDependencies = {};
-  for (const p of '$platforms'.split(' ')) {
-    const platform = JSON.parse(fs.readFileSync('npm/' + p + '/package.json', 'utf8'));
-    pkg.optionalDependencies[platform.name] = platform.version;
-  }
   delete pkg.devDependencies; delete pkg.scripts;
-  fs.writeFileSync('$stage/package.json', JSON.stringify(pkg, null, 2) + '\n');
+  fs.writeFileSync('$stage/package.json', JSON.stringify(pkg, null, 2) + '\\n');
 "
 main=$(cd "$stage" && npm pack --silent --pack-destination "$out" . | tail -n 1)
 mv "$out/$main" "$out/dsh-tmux-context.tgz"

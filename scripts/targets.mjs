@@ -20,8 +20,10 @@
 // (`wasm32-wasip1-threads`, the package for every other platform) builds with plain cargo.
 // scripts/install.sh installs what this needs.
 //
-// Usage: node scripts/targets.mjs [--host | --no-build | <triple or platform>...] [--force]
-//   no argument: every target; --host: only this machine's platform; --no-build: none (the
+// Usage: node scripts/targets.mjs [--host | --no-build | --prebuilt | <triple or platform>...] [--force]
+//   no argument: every target; --host: only this machine's platform; --prebuilt: none built, the
+//   binaries already in .tmp/artifacts/<platform>/ (the hosted workflow's build artifacts) laid out
+//   as if built; --no-build: none (the
 //   loader and the npm/ dirs are written either way, e.g. after `napi artifacts` in CI). A target whose inputs (src/, Cargo.*, build.rs, package.json, the
 //   toolchain and the build arguments) are unchanged since its last build is not built again
 //   (cargo would relink each one, about 5 s a target); --force builds anyway.
@@ -139,13 +141,17 @@ function inputsDigest(args, env) {
 
 async function main() {
   const force = process.argv.includes('--force')
-  const args = process.argv.slice(2).filter((a) => a !== '--force')
+  const prebuilt = process.argv.includes('--prebuilt')
+  const args = process.argv.slice(2).filter((a) => a !== '--force' && a !== '--prebuilt')
   const config = await readNapiConfig(join(root, 'package.json'))
   const all = config.targets
   const host = hostPlatform()
   let selected = all
   if (args.includes('--no-build')) {
     selected = []
+  } else if (prebuilt) {
+    selected = all.filter((t) => builtFiles(t, config.binaryName).every(([, shipped]) => existsSync(join(root, '.tmp', 'artifacts', t.platformArchABI, shipped))))
+    if (!selected.some((t) => t.platformArchABI === host)) throw new Error(`targets: --prebuilt: no ${host} binary in .tmp/artifacts/${host}/`)
   } else if (args.includes('--host')) {
     selected = all.filter((t) => t.platformArchABI === host)
     if (selected.length === 0) {
@@ -163,7 +169,7 @@ async function main() {
   // `napi build -x` would `cargo install cargo-zigbuild` by itself (minutes of compiling, into
   // ~/.cargo) when it is not on PATH; scripts/toolchain.sh installs the prebuilt one instead.
   const onPath = (cmd) => (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, cmd)))
-  const absent = selected.some((t) => buildArgs(t, '').includes('-x')) ? ['zig', 'cargo-zigbuild'].filter((c) => !onPath(c)) : []
+  const absent = !prebuilt && selected.some((t) => buildArgs(t, '').includes('-x')) ? ['zig', 'cargo-zigbuild'].filter((c) => !onPath(c)) : []
   if (absent.length > 0) {
     throw new Error(`targets: ${absent.join(' and ')} not on PATH: run \`bash scripts/toolchain.sh\` and \`. scripts/tools-env.sh\` first (npm test and scripts/install.sh do)`)
   }
@@ -178,7 +184,7 @@ async function main() {
     const args = buildArgs(target, out)
     const digest = inputsDigest(args, env)
     const stamp = join(out, '.inputs')
-    const upToDate = !force && outputs.every(([, shipped]) => existsSync(join(out, shipped))) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest
+    const upToDate = prebuilt || (!force && outputs.every(([, shipped]) => existsSync(join(out, shipped))) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest)
     if (!upToDate) {
       execFileSync(napi, args, { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] })
       for (const [built, shipped] of outputs) if (built !== shipped) copyFileSync(join(out, built), join(out, shipped))
@@ -188,7 +194,7 @@ async function main() {
     const file = outputs[0][1]
     if (target.platformArchABI === host) copyFileSync(join(out, file), join(root, file))
     const size = statSync(join(out, file)).size
-    const took = upToDate ? 'up to date' : `built in ${((Date.now() - started) / 1000).toFixed(1)} s`
+    const took = prebuilt ? 'prebuilt' : upToDate ? 'up to date' : `built in ${((Date.now() - started) / 1000).toFixed(1)} s`
     console.error(`targets: ${file} (${size} bytes) ${took}`)
   }
 

@@ -13,7 +13,7 @@ case "$(uname -s)" in
     # Windows (the hosted workflow's runner): no tmux, bwrap or dsh CLI here. This platform's own
     # build (MSVC), the Rust tests, and the suites that run against the real harness packages.
     npm ci --no-audit --no-fund
-    node scripts/targets.mjs --host
+    if [ -n "${TMUX_CONTEXT_PREBUILT:-}" ]; then node scripts/targets.mjs --prebuilt; else node scripts/targets.mjs --host; fi
     cargo test --lib
     exec npx vitest run __test__/contract.test.mjs __test__/differential.test.mjs __test__/compaction.test.mjs __test__/generations.test.mjs \
       __test__/robustness.test.mjs __test__/sandbox.test.mjs __test__/place.test.mjs

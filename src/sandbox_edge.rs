@@ -1,31 +1,6 @@
 //! The query's narrowed sandbox policy at the Node-API edge: which spec `run()` gets, between the
-//! query's `resolve()` and `run()` (the decision itself is [`crate::sandbox`]).
-//!
-//! # Re-resolve, not patch the spec
-//!
-//! Read from `@deepseek-ai/dsh-bash-sandbox` and `dsh-bash-local` 0.1.0-rc.8 (the shipped
-//! `ctx.shell`): `SandboxBashExecutor.resolve(request)` is `{ ...LocalBashExecutor.resolve(request),
-//! sandboxPolicy: request.sandboxPolicy ?? ctx.sandboxPolicy.resolve() }`, and the local
-//! `resolve()` derives `workdir`, `timeoutMs` and `stdoutMaxBytes` from the request and its own
-//! config only (it copies `request.sandboxPolicy` as is); `run(spec)` confines by
-//! `spec.sandboxPolicy` alone. So with this release both ways give the same spec, field for field.
-//! We ask `resolve()` again with `request.sandboxPolicy` = `{ ...policy, mode: 'read-only' }`
-//! because that is the executor's own input for a per-call policy ("tool calls pass the calling
-//! session's resolved policy"), and exactly how the harness's bash tool narrows or widens one
-//! (`dsh-tool-bash`: `resolve({ ..., sandboxPolicy: { ...standingPolicy, mode } })`). Every field
-//! of the spec is then the executor's own for that policy, including any a later executor derives
-//! from it (a workdir or temporary directory inside the root, an environment), which a patched
-//! copy would leave describing the wider policy. The cost is one more `resolve()` (no process), and
-//! only when the spec carries `workspace-write`.
-//!
-//! Nothing of the executor's is changed in place (its objects may be frozen): the narrowed policy
-//! and request are new objects (`Object.assign({}, …)`, as JS spread), the signal is the same one.
-//! Own enumerable properties are the whole policy: every policy the harness makes is a plain
-//! object literal (`SandboxExecutionPolicy` = `{ mode, workspaceRoot, sessionId? }`, from
-//! `ctx.sandboxPolicy.resolve()` in dsh-sandbox-policy), and the bash tool's own `{ ...policy, mode }`
-//! copies exactly these; a policy with inherited getters is not one the harness defines.
-//! An executor without policies (no `sandboxPolicy` on the spec, as every test executor and the
-//! JS package's world) gets exactly the one `resolve(request)` and the `run(spec)` it gets today.
+//! query's `resolve()` and `run()` (the decision is [`crate::sandbox`]; why it asks `resolve()`
+//! again rather than patch the spec: docs/design.md, "How it reads tmux").
 
 use napi::bindgen_prelude::{Env, JsObjectValue, Object, ToNapiValue, Unknown};
 use napi::JsValue;

@@ -1,6 +1,6 @@
-//! The gaps of napi-rs's typed API this plugin meets, each a small extension of its own types; the
-//! rest of the edge uses `Env`, `Unknown`, `Object` and `Function` directly. Every `unsafe` block of
-//! the crate is here, with the reason napi-rs has no safe equivalent. All of it runs on the JS thread.
+//! The gaps of napi-rs 3's typed API this plugin meets, as small extensions of its own types (the
+//! rest of the edge uses `Env`, `Unknown`, `Object` and `Function` directly), each saying which gap
+//! it fills. All of the crate's `unsafe` code is here, with why napi-rs has no safe equivalent.
 
 use std::ptr;
 
