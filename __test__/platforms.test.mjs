@@ -255,4 +255,19 @@ describe('hosted CI workflow', () => {
     expect(lint.stdout + lint.stderr).toBe('')
     expect(lint.status).toBe(0)
   })
+
+  it('builds once: the test and pack jobs lay out the build job\'s artifacts, and publish needs a v* tag and NPM_TOKEN', () => {
+    const workflow = readFileSync(join(root, '.github', 'workflows', 'CI.yml'), 'utf8')
+    const job = (name) => workflow.split(/^ {2}(?=\w+:$)/m).find((j) => j.startsWith(`${name}:`))
+    expect(job('build')).toMatch(/node scripts\/targets\.mjs \$\{\{ matrix\.settings\.target \}\}/)
+    for (const name of ['test', 'pack', 'publish']) {
+      expect(job(name)).toMatch(/actions\/download-artifact@v4\n\s+with:\n\s+path: \.tmp\/artifacts/)
+      expect(job(name)).not.toMatch(/node scripts\/targets\.mjs(?! --prebuilt)/)
+    }
+    expect(job('test')).toMatch(/TMUX_CONTEXT_PREBUILT: '1'/)
+    expect(job('publish')).toMatch(/if: startsWith\(github\.ref, 'refs\/tags\/v'\)/)
+    expect(job('publish')).toMatch(/napi pre-publish -t npm/)
+    expect(job('publish')).toMatch(/npm publish \S+ --provenance/)
+    expect(job('publish').match(/if: env\.NPM_TOKEN != ''/g)).toHaveLength(5)
+  })
 })
