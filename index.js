@@ -1,17 +1,21 @@
-// Package entry of @deepseek-ai/dsh-tmux-context (native). It loads the Rust binary through the
-// loader that `napi build` generates (binding.cjs: this platform's `.node` file beside it, else the
-// binary package `@deepseek-ai/dsh-tmux-context-<platform>`, else the WebAssembly package
-// `@deepseek-ai/dsh-tmux-context-wasm32-wasi`) for its `apply` and `VERSION`, writes `name` and
-// `inject` as the JS package does, and builds the schemastery `Config` that Cordis validates with. Where no build can load, importing
-// still succeeds and `apply` warns once (a harness boot never fails on this package).
-import { createRequire } from 'node:module'
-import { basename, dirname } from 'node:path'
+// Package entry of @deepseek-ai/dsh-tmux-context (native): `name`, `inject` (as the JS package writes
+// them), the schemastery `Config`, and `apply` over the Rust build's. The build is this platform's
+// `.node` beside this file, else the binary package `@deepseek-ai/dsh-tmux-context-<platform>`,
+// loaded directly where the platform is cheap to know, else through the loader `napi build`
+// generates (binding.cjs: the same two, else the WebAssembly package). Where no build can load,
+// importing still succeeds and `apply` warns once (a harness boot never fails on this package).
 import z from '@deepseek-ai/schemastery'
 import * as scan from './scan.js'
 
-const require = createRequire(import.meta.url)
 
 // ---- loader (platform packages and their errors) ----
+// Node's own modules through `process.getBuiltinModule` (Node 20.16+), where importing their ESM
+// facades would cost a fresh process about 0.3 ms; an older Node imports them.
+const builtin = async (name) => process.getBuiltinModule?.(name) ?? (await import(name))
+const { readFileSync } = await builtin('node:fs')
+const { createRequire } = await builtin('node:module')
+const { basename, dirname } = await builtin('node:path')
+const { fileURLToPath } = await builtin('node:url')
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const BUILD_FROM_SOURCE =
   'To build from source: in a clone of the repository, with Rust and Node installed, add the Rust target triple ' +
@@ -80,8 +84,62 @@ function classify(error, { name: PACKAGE, napi = {} }) {
   }
 }
 
+/** This package's name and its binaries' name (package.json's `name` and `napi.binaryName`, which a test holds them to). */
+const PACKAGE = '@deepseek-ai/dsh-tmux-context'
+const BINARY = 'dsh-tmux-context'
+
+/**
+ * This platform's napi-rs name where binding.cjs would pick it first and it is cheap to know, as
+ * binding.cjs knows it (on Linux, musl or glibc from /usr/bin/ldd); `undefined` where it is not.
+ */
+function hostPlatform() {
+  const { platform, arch } = process
+  if (platform === 'darwin' || platform === 'freebsd') return `${platform}-${arch}`
+  if (platform === 'win32') return `win32-${arch}-msvc`
+  if (platform !== 'linux') return undefined
+  let musl
+  try {
+    musl = readFileSync('/usr/bin/ldd', 'utf8').includes('musl')
+  } catch {
+    return undefined
+  }
+  if (arch === 'arm') return musl ? undefined : 'linux-arm-gnueabihf'
+  return `linux-${arch}-${musl ? 'musl' : 'gnu'}`
+}
+
+/** The file the build was loaded from, where the fast path knows it. */
+let loadedFile
+
+/**
+ * The binary binding.cjs would load first (the file beside this one, then the binary package),
+ * through `process.dlopen`, without the CommonJS loader and binding.cjs (about 2 ms of a fresh
+ * process); `undefined` when that fails or an environment variable of the generated loader asks
+ * for its own choice, and binding.cjs then decides (and words any error).
+ */
+function loadHostBinary() {
+  const { NAPI_RS_NATIVE_LIBRARY_PATH, NAPI_RS_FORCE_WASI, NAPI_RS_ENFORCE_VERSION_CHECK } = process.env
+  const platform = NAPI_RS_NATIVE_LIBRARY_PATH || NAPI_RS_FORCE_WASI || NAPI_RS_ENFORCE_VERSION_CHECK ? undefined : hostPlatform()
+  if (platform === undefined) return undefined
+  const candidates = [() => new URL(`./${BINARY}.${platform}.node`, import.meta.url), () => new URL(import.meta.resolve(`${PACKAGE}-${platform}`))]
+  for (const candidate of candidates) {
+    try {
+      const file = fileURLToPath(candidate())
+      const module = { exports: {} }
+      process.dlopen(module, file)
+      loadedFile = file
+      return module.exports
+    } catch {
+      // Not there, or not loadable: binding.cjs tries it again and says why.
+    }
+  }
+  return undefined
+}
+
 /** The binding, or why none can load (`{ unavailable }`); a broken install throws. */
 function loadNative() {
+  const binding = loadHostBinary()
+  if (binding !== undefined) return binding
+  const require = createRequire(import.meta.url)
   try {
     return require('./binding.cjs')
   } catch (error) {
@@ -113,7 +171,7 @@ function loaded() {
   if (loadedMessage === undefined) {
     // The build is the module whose exports binding.cjs handed back: `<binaryName>.<platform>.node`,
     // or the WebAssembly loader `<binaryName>.wasi.cjs`.
-    const file = Object.values(require.cache).find((m) => m?.exports === native && /\.(node|wasi\.cjs)$/.test(m.filename))?.filename
+    const file = loadedFile ?? Object.values(createRequire(import.meta.url).cache).find((m) => m?.exports === native && /\.(node|wasi\.cjs)$/.test(m.filename))?.filename
     const wasm = file?.endsWith('.wasi.cjs')
     const platform = wasm ? 'wasm32-wasi' : file ? basename(file).split('.').slice(1, -1).join('.') : 'unknown platform'
     const version = native.VERSION
@@ -157,10 +215,30 @@ export function apply(ctx, config) {
   }
   native.apply(ctx, checked, scan)
   try {
-    ctx.logger?.debug?.(loaded())
+    if (debugMayShow(ctx)) ctx.logger?.debug?.(loaded())
   } catch {
     // A logger that throws costs nothing but the line.
   }
+}
+
+/**
+ * Whether a debug line can reach one of Cordis's log exporters (`ctx.logger.exporters`: a level of
+ * 3 in an exporter's `levels`, or, for an exporter without its own, the `logger.level` the context
+ * intercepts), so that a line nobody takes costs nothing (Cordis's first logger call costs a fresh
+ * process about 0.2 ms). A logger unlike Cordis's: yes.
+ */
+function debugMayShow(ctx) {
+  const exporters = ctx.logger?.exporters
+  if (!(exporters instanceof Map)) return true
+  let level
+  for (let i = ctx[Symbol.for('cordis.intercept')]; i != null && 'logger' in i; i = Object.getPrototypeOf(i)) {
+    if (Object.hasOwn(i, 'logger')) level ??= i.logger?.level
+  }
+  for (const { levels } of exporters.values()) {
+    if (levels != null && Object.values(levels).some((l) => l >= 3)) return true
+    if ((levels == null || levels.default === undefined) && (level ?? 1) >= 3) return true
+  }
+  return false
 }
 /** Schemastery validation for the config; the exact rules are checked by `apply`. */
 export const Config = z.object({

@@ -56,6 +56,13 @@ describe('module surface', () => {
     expect(readFileSync(new URL('../binding.d.ts', import.meta.url), 'utf8')).toMatch(/export declare const VERSION: string/)
   })
 
+  it('index.js names the package and its binaries as package.json does (its fast path to the host binary)', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+    const entry = readFileSync(new URL('../index.js', import.meta.url), 'utf8')
+    expect(entry).toContain(`const PACKAGE = '${manifest.name}'`)
+    expect(entry).toContain(`const BINARY = '${manifest.napi.binaryName}'`)
+  })
+
   it('reads the log the same under node --disallow-code-generation-from-strings (the walk is a module, scan.js)', () => {
     const probe = fileURLToPath(new URL('./fixtures/no-codegen-probe.mjs', import.meta.url))
     const run = (flags) => JSON.parse(execFileSync(process.execPath, [...flags, probe], { encoding: 'utf8', env: process.env }))

@@ -138,13 +138,46 @@ describe('why there is no reading, at debug level, once per change of reason', (
 })
 
 describe('the debug line at load', () => {
-  it('names the native build, its version, its platform and where its binary is', async () => {
+  const expected = async () => {
+    const { version } = await import('../package.json', { with: { type: 'json' } }).then((m) => m.default)
+    return new RegExp(`^tmux-context: native build ${version.replaceAll('.', '\\.')} \\(linux-x64-gnu\\) loaded from /`)
+  }
+
+  it('names the native build, its version, its platform and where its binary is, to an exporter that takes debug lines', async () => {
+    const { Context, Logger } = await import('@deepseek-ai/cordis')
+    const ctx = new Context()
+    const lines = []
+    const exporter = { colors: 0, levels: { default: 3 }, export: (m) => lines.push([m.type, Logger.format(exporter, m)]) }
+    ctx.logger.exporter(exporter)
+    native.apply(ctx, {})
+    expect(lines).toHaveLength(1)
+    expect(lines[0][0]).toBe('debug')
+    expect(lines[0][1]).toMatch(await expected())
+  })
+
+  it('reaches an exporter through a name-specific level, or the logger level the context intercepts', async () => {
+    const { Context } = await import('@deepseek-ai/cordis')
+    for (const setup of [
+      (ctx) => (ctx.logger.exporter({ levels: { 'tmux-context': 3 }, export() {} }), ctx),
+      (ctx) => ctx.intercept('logger', { level: 3 }),
+    ]) {
+      const ctx = setup(new Context())
+      const debug = vi.spyOn(ctx.logger, 'debug')
+      native.apply(ctx, {})
+      expect(debug).toHaveBeenCalledTimes(1)
+      expect(debug.mock.calls[0][0]).toMatch(await expected())
+    }
+  })
+
+  it('costs nothing where no exporter takes debug lines (Cordis’s default), and goes to any other logger', async () => {
     const { Context } = await import('@deepseek-ai/cordis')
     const ctx = new Context()
-    const debug = vi.spyOn(ctx.logger, 'debug').mockImplementation(() => {})
+    const debug = vi.spyOn(ctx.logger, 'debug')
     native.apply(ctx, {})
-    const { version } = await import('../package.json', { with: { type: 'json' } }).then((m) => m.default)
-    expect(debug).toHaveBeenCalledTimes(1)
-    expect(debug.mock.calls[0][0]).toMatch(new RegExp(`^tmux-context: native build ${version.replaceAll('.', '\\.')} \\(linux-x64-gnu\\) loaded from /`))
+    expect(debug).not.toHaveBeenCalled()
+    const lines = []
+    native.apply({ on() {}, logger: { debug: (line) => lines.push(line) } }, {})
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(await expected())
   })
 })

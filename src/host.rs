@@ -14,7 +14,7 @@ use crate::backoff::Backoff;
 use crate::command::build_command;
 use crate::config::Config;
 use crate::diagnostics::{self, Reason};
-use crate::napi_ext::{object_of, take_exception, Caught, Failure, Held, JsResult, UnknownExt, Weak};
+use crate::napi_ext::{object_of, per_env, take_exception, Caught, Failure, Held, JsResult, UnknownExt, Weak};
 use crate::server::{checked_server, own_uid};
 
 /// One applied plugin, shared by its listener and its continuations.
@@ -127,28 +127,13 @@ impl Plugin {
     self.last_reason.borrow_mut().take();
   }
 
-  /// `{ command, timeoutMs }`, made at the first query: the command for this process, through the
-  /// binary of the tmux server of `$TMUX` when it is checked (`server.rs`).
+  /// `{ command, timeoutMs }`, made at the first query ([`command`]).
   pub fn request_parts<'env>(&self, env: &'env Env) -> JsResult<Unknown<'env>> {
     if let Some(parts) = self.request_parts.get() {
       return parts.get(env);
     }
-    let server = std::env::var("TMUX")
-      .ok()
-      .and_then(|tmux| checked_server(&tmux, std::path::Path::new("/proc"), own_uid()?));
-    let parts = object_of(
-      env,
-      &[
-        (
-          c"command",
-          build_command(process_id(env)?, server).into_unknown(env).caught(env)?,
-        ),
-        (
-          c"timeoutMs",
-          (self.config.query_timeout_ms as f64).into_unknown(env).caught(env)?,
-        ),
-      ],
-    )?;
+    let timeout_ms = (self.config.query_timeout_ms as f64).into_unknown(env).caught(env)?;
+    let parts = object_of(env, &[(c"command", command(env)?), (c"timeoutMs", timeout_ms)])?;
     let _ = self.request_parts.set(Held::new(env, parts.to_unknown())?);
     Ok(parts.to_unknown())
   }
@@ -181,6 +166,24 @@ impl Plugin {
     }
     Ok(None)
   }
+}
+
+/// The command for this process, through the binary of the tmux server of `$TMUX` when it is
+/// checked (`server.rs`), made once per JS environment and `$TMUX` (a new plugin reuses it: the
+/// command checks the server's start time again before it runs that binary).
+fn command<'env>(env: &'env Env) -> JsResult<Unknown<'env>> {
+  type Made = RefCell<Option<(Option<String>, Held)>>;
+  let made = per_env::<Made>(env, || Ok(RefCell::new(None)))?;
+  let tmux = std::env::var("TMUX").ok();
+  if let Some((_, command)) = made.borrow().as_ref().filter(|(key, _)| *key == tmux) {
+    return command.get(env);
+  }
+  let server = tmux
+    .as_deref()
+    .and_then(|tmux| checked_server(tmux, std::path::Path::new("/proc"), own_uid()?));
+  let command = build_command(process_id(env)?, server).into_unknown(env).caught(env)?;
+  *made.borrow_mut() = Some((tmux, Held::new(env, command)?));
+  Ok(command)
 }
 
 /// This process's pid. Under WASI, where `std::process::id()` panics, the host's `process.pid`.

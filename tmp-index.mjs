@@ -1,0 +1,231 @@
+const __T0 = process.hrtime.bigint(); const __t = (l) => console.error(l, Number(process.hrtime.bigint() - __T0) / 1e6)
+// Package entry of @deepseek-ai/dsh-tmux-context (native): `name`, `inject` (as the JS package writes
+// them), the schemastery `Config`, and `apply` over the Rust build's. The build is this platform's
+// `.node` beside this file, else the binary package `@deepseek-ai/dsh-tmux-context-<platform>`,
+// loaded directly where the platform is cheap to know, else through the loader `napi build`
+// generates (binding.cjs: the same two, else the WebAssembly package). Where no build can load,
+// importing still succeeds and `apply` warns once (a harness boot never fails on this package).
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { basename, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import z from '@deepseek-ai/schemastery'
+import * as scan from './scan.js'
+__t("imports")
+
+
+// ---- loader (platform packages and their errors) ----
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const BUILD_FROM_SOURCE =
+  'To build from source: in a clone of the repository, with Rust and Node installed, add the Rust target triple ' +
+  'of this platform to "napi.targets" in package.json, then run `npm ci && npm run build && npm run pack` ' +
+  'and install the two tarballs from .tmp/packs/ (see "Build from source" in the README).'
+
+const CPU = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm', riscv64gc: 'riscv64', powerpc64le: 'ppc64', loongarch64: 'loong64' }
+
+/** napi-rs's platform name of a Rust target triple: `x86_64-unknown-linux-gnu` -> `linux-x64-gnu`. */
+function platformOf(triple) {
+  const parts = triple.split('.')[0].split('-')
+  const cpu = CPU[parts[0]] ?? parts[0]
+  if (parts.includes('darwin')) return `darwin-${cpu}`
+  if (parts.includes('windows')) return `win32-${cpu}-${parts.at(-1)}`
+  if (parts.includes('linux')) return `linux-${cpu}-${parts.at(-1)}`
+  return `${parts.at(-1)}-${cpu}`
+}
+
+/** The messages of an error and of its `cause` chain, outermost first (binding.cjs chains its errors last tried outermost). */
+function messages(error) {
+  const out = []
+  for (let e = error, n = 0; e != null && n < 64; e = e.cause, n++) out.push(e instanceof Error ? e.message : String(e))
+  return out
+}
+
+/**
+ * What binding.cjs's failure means, one kind each: a binary that is installed but failed to load
+ * (`broken`: an error to throw, the install needs fixing); or no build that can load here
+ * (`unavailable`: a sentence for the warning at apply): the binary package is not installed, this
+ * platform has no native binary, or the WebAssembly package is missing or cannot run (a Node without
+ * WASI).
+ */
+function classify(error, { name: PACKAGE, napi = {} }) {
+  const built = (napi.targets ?? []).filter((t) => !t.startsWith('wasm32')).map(platformOf)
+  const binary = escape(napi.binaryName)
+  const pkg = escape(PACKAGE)
+  // What binding.cjs tried, in order: `./dsh-tmux-context.<platform>.node`, the binary package,
+  // then `./dsh-tmux-context.wasi.cjs` and the WebAssembly package (the chain holds the last tried
+  // outermost).
+  const tried = messages(error.cause).reverse()
+  const missing = new RegExp(`^Cannot find module '(?:\\./${binary}\\.([^']+)\\.node|\\./${binary}\\.wasi\\.cjs|${pkg}-([^'/]+))'`)
+  const firstWasm = tried.findIndex((m) => m.startsWith(`Cannot find module './${napi.binaryName}.wasi.cjs'`) || m.includes(`${PACKAGE}-wasm32-wasi`))
+  const [native, wasm] = firstWasm < 0 ? [tried, []] : [tried.slice(0, firstWasm), tried.slice(firstWasm)]
+  const failed = (m) => !missing.test(m) && !m.startsWith('Unsupported ') && !m.startsWith('Cannot find native binding')
+  const platforms = native.map((m) => m.match(missing)).filter(Boolean).map((m) => m[1] ?? m[2])
+  const { platform, arch } = process
+  const host = platforms[0] ?? `${platform}-${arch}`
+  const broken = native.find(failed)
+  if (broken !== undefined) {
+    const message = `${PACKAGE}: the native binary for ${host} is installed but failed to load: ${broken.split('\n')[0]}`
+    return { broken: new Error(message, { cause: error }) }
+  }
+  const why = built.includes(host)
+    ? `the binary package ${PACKAGE}-${host} is not installed`
+    : `there is no native binary for this platform (${host}); binaries are built for: ${built.join(', ')}`
+  const wasmFailure = wasm.find(failed)
+  const wasmState = wasmFailure === undefined
+    ? 'nor is the WebAssembly package'
+    : `and the WebAssembly package cannot run here: ${wasmFailure.split('\n')[0]}`
+  const binaryPackage = built.includes(host) ? `the binary package (\`npm install ${PACKAGE}-${host}\`) or ` : ''
+  return {
+    unavailable:
+      `${why}, ${wasmState}. The plugin is inactive: every pre-step passes through without a reading. ` +
+      `To read tmux, install ${binaryPackage}the WebAssembly package (\`npm install --force ${PACKAGE}-wasm32-wasi\`, as npm refuses a package of another cpu otherwise; ` +
+      `or the tarballs of \`npm run tarballs\`), or build from source. ${BUILD_FROM_SOURCE}`,
+  }
+}
+
+/** This package's name and its binaries' name (package.json's `name` and `napi.binaryName`, which a test holds them to). */
+const PACKAGE = '@deepseek-ai/dsh-tmux-context'
+const BINARY = 'dsh-tmux-context'
+
+/**
+ * This platform's napi-rs name where binding.cjs would pick it first and it is cheap to know, as
+ * binding.cjs knows it (on Linux, musl or glibc from /usr/bin/ldd); `undefined` where it is not.
+ */
+function hostPlatform() {
+  const { platform, arch } = process
+  if (platform === 'darwin' || platform === 'freebsd') return `${platform}-${arch}`
+  if (platform === 'win32') return `win32-${arch}-msvc`
+  if (platform !== 'linux') return undefined
+  let musl
+  try {
+    musl = readFileSync('/usr/bin/ldd', 'utf8').includes('musl')
+  } catch {
+    return undefined
+  }
+  if (arch === 'arm') return musl ? undefined : 'linux-arm-gnueabihf'
+  return `linux-${arch}-${musl ? 'musl' : 'gnu'}`
+}
+
+/** The file the build was loaded from, where the fast path knows it. */
+let loadedFile
+
+/**
+ * The binary binding.cjs would load first (the file beside this one, then the binary package),
+ * through `process.dlopen`, without the CommonJS loader and binding.cjs (about 2 ms of a fresh
+ * process); `undefined` when that fails or an environment variable of the generated loader asks
+ * for its own choice, and binding.cjs then decides (and words any error).
+ */
+function loadHostBinary() {
+  const { NAPI_RS_NATIVE_LIBRARY_PATH, NAPI_RS_FORCE_WASI, NAPI_RS_ENFORCE_VERSION_CHECK } = process.env
+  const platform = NAPI_RS_NATIVE_LIBRARY_PATH || NAPI_RS_FORCE_WASI || NAPI_RS_ENFORCE_VERSION_CHECK ? undefined : hostPlatform()
+  if (platform === undefined) return undefined
+  const candidates = [() => new URL(`./${BINARY}.${platform}.node`, import.meta.url), () => new URL(import.meta.resolve(`${PACKAGE}-${platform}`))]
+  for (const candidate of candidates) {
+    try {
+      const file = fileURLToPath(candidate())
+      const module = { exports: {} }
+      process.dlopen(module, file)
+      loadedFile = file
+      return module.exports
+    } catch {
+      // Not there, or not loadable: binding.cjs tries it again and says why.
+    }
+  }
+  return undefined
+}
+
+/** The binding, or why none can load (`{ unavailable }`); a broken install throws. */
+function loadNative() {
+  const binding = loadHostBinary()
+  if (binding !== undefined) return binding
+  const require = createRequire(import.meta.url)
+  try {
+    return require('./binding.cjs')
+  } catch (error) {
+    // The package name, the binary name and the platform list: package.json, where they are written.
+    const manifest = require('./package.json')
+    if (error?.code === 'MODULE_NOT_FOUND' && String(error.message).includes('binding.cjs')) {
+      throw new Error(`${manifest.name}: binding.cjs is missing: this is a source checkout that was not built; run \`npm run build\`.`, { cause: error })
+    }
+    const failure = classify(error, manifest)
+    if (failure.broken) throw failure.broken
+    return { unavailable: `${manifest.name}: ${failure.unavailable}` }
+  }
+}
+// ---- end of loader ----
+
+const native = loadNative()
+__t("loaded")
+
+/** Cordis plugin name: `'tmux-context'`. */
+export const name = 'tmux-context'
+/** Services this plugin needs: `['agents']`. */
+export const inject = ['agents']
+/**
+ * The debug line at load that tells which implementation is mounted: this build, its version and
+ * platform (`wasm32-wasi` for the WebAssembly build), and the directory it loaded from (made once,
+ * on first use).
+ */
+let loadedMessage
+function loaded() {
+  if (loadedMessage === undefined) {
+    // The build is the module whose exports binding.cjs handed back: `<binaryName>.<platform>.node`,
+    // or the WebAssembly loader `<binaryName>.wasi.cjs`.
+    const file = loadedFile ?? Object.values(createRequire(import.meta.url).cache).find((m) => m?.exports === native && /\.(node|wasi\.cjs)$/.test(m.filename))?.filename
+    const wasm = file?.endsWith('.wasi.cjs')
+    const platform = wasm ? 'wasm32-wasi' : file ? basename(file).split('.').slice(1, -1).join('.') : 'unknown platform'
+    const version = native.VERSION
+    loadedMessage = `tmux-context: ${wasm ? 'WebAssembly' : 'native'} build ${version} (${platform}) loaded from ${file ? dirname(file) : 'an unknown place'}`
+  }
+  return loadedMessage
+}
+
+/**
+ * The config rules of the native build (src/config.rs), read here, each key once, so that a getter
+ * that throws, or a value `String()` cannot convert, throws what it throws, as in the JavaScript
+ * package; the native `apply` then gets the values as a plain object. Where no build could load, a
+ * bad config still fails at plugin load, with the same `TypeError`.
+ */
+function checkConfig(config) {
+  const value = (key) => (config !== null && (typeof config === 'object' || typeof config === 'function') ? config[key] : undefined)
+  const number = (v) => (typeof v === 'number' ? v : Number.NaN)
+  const refresh = value('refreshIntervalMs')
+  if (refresh !== undefined && !(Number.isSafeInteger(number(refresh)) && refresh >= 0)) {
+    throw new TypeError(`tmux-context: refreshIntervalMs must be a non-negative safe integer, got ${String(refresh)}`)
+  }
+  const timeout = value('queryTimeoutMs')
+  if (timeout !== undefined && !(Number.isSafeInteger(number(timeout)) && timeout >= 1 && timeout <= 2147483647)) {
+    throw new TypeError(`tmux-context: queryTimeoutMs must be a positive safe integer no greater than 2147483647, got ${String(timeout)}`)
+  }
+  return { ...(refresh === undefined ? {} : { refreshIntervalMs: refresh }), ...(timeout === undefined ? {} : { queryTimeoutMs: timeout }) }
+}
+
+/**
+ * Register the prepended `agent/pre-step` listener for the lifetime of `ctx` (synchronous, returns
+ * `undefined`); throws `TypeError` on invalid config. Logs one `ctx.logger.debug` line naming the
+ * build, its version, platform and directory. Where no build can load on this platform, it checks
+ * the config the same way, logs one `ctx.logger.warn` saying why and how to install one, and
+ * registers nothing: every pre-step passes through untouched.
+ */
+export function apply(ctx, config) {
+  const checked = checkConfig(config)
+  if (native.unavailable !== undefined) {
+    ctx.logger?.warn?.(native.unavailable)
+    return
+  }
+  native.apply(ctx, checked, scan)
+  try {
+    ctx.logger?.debug?.(loaded())
+  } catch {
+    // A logger that throws costs nothing but the line.
+  }
+}
+/** Schemastery validation for the config; the exact rules are checked by `apply`. */
+export const Config = z.object({
+  refreshIntervalMs: z
+    .number()
+    .description('Minimum ms between durable readings in one session; omit or 0 to inject on every change.'),
+  queryTimeoutMs: z
+    .number()
+    .description('Bound on one tmux query, ms (default 5000); passed to the executor as timeoutMs.'),
+})
