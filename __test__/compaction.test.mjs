@@ -4,7 +4,8 @@
 // Both run side by side; everywhere a compaction does not shadow the reading they agree.
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { compact, implementations, makeAgent, mount, preStep, readings, turn } from './harness.mjs'
+import { agentEvents } from '@deepseek-ai/dsh-agent'
+import { compact, implementations, isPassThrough, makeAgent, mount, preStep, readings, turn } from './harness.mjs'
 
 afterEach(() => {
   vi.useRealTimers()
@@ -179,6 +180,23 @@ describe('a compaction inside next() (as dsh-compaction-basic runs it, a pre-ste
     })
     return { ...mounted, armed }
   }
+
+  it('on a later step without an executor, or without an agent, the decision passes through (as JS)', async () => {
+    const got = await sideBySide(async (plugin) => {
+      const agent = makeAgent()
+      await turn((await mount(plugin)).ctx, agent, 1)
+      const { ctx } = await mount(plugin, {}, { executor: 'none' })
+      ctx.on('agent/pre-step', async ({ agent: a }, next) => {
+        if (a) compactAll(a, 1)
+        return next()
+      })
+      const noExecutor = await preStep(ctx, agent, { turn: 1, step: 2 })
+      const noAgent = await agentEvents(ctx, agent).waterfall('agent/pre-step', { messages: [], turn: 1, step: 2, signal: new AbortController().signal, agent: undefined }, () => Promise.resolve({ kind: 'enter', messages: [] }))
+      return [isPassThrough(noExecutor), readings(noAgent)]
+    })
+    expect(got.native).toEqual([true, []])
+    expect(got.js).toEqual(got.native)
+  })
 
   it('on a later step of a turn: the reading comes in that same step (JS: none)', async () => {
     const got = await sideBySide(async (plugin) => {

@@ -142,6 +142,30 @@ describe('loading: an error for a broken install, a warned no-op where no build 
     })
   })
 
+  it.runIf(onX64Glibc)('a checkout that was never built (no binary, no binding.cjs) says to run npm run build', () => {
+    inDir('dshtc-unbuilt-', {}, (dir) => {
+      rmSync(join(dir, 'node_modules', '@deepseek-ai', 'dsh-tmux-context', 'binding.cjs'))
+      const run = firstStep(dir)
+      expect(run.status).not.toBe(0)
+      expect(run.stderr).toContain(`${PKG}: binding.cjs is missing: this is a source checkout that was not built; run \`npm run build\`.`)
+    })
+  })
+
+  it.runIf(onX64Glibc)('where the libc cannot be told (no /usr/bin/ldd to read), the generated loader picks the build', () => {
+    inDir('dshtc-noldd-', {}, (dir) => {
+      const bin = join(dir, 'node_modules', '@deepseek-ai', 'dsh-tmux-context-linux-x64-gnu')
+      mkdirSync(bin, { recursive: true })
+      execFileSync('tar', ['-xzf', join(packs, 'dsh-tmux-context-linux-x64-gnu.tgz'), '--strip-components=1', '-C', bin])
+      const preload = `const get = process.getBuiltinModule; process.getBuiltinModule = (name) => {
+        const m = get(name); if (name !== 'node:fs') return m
+        return { ...m, readFileSync: (p, ...a) => { if (p === '/usr/bin/ldd') throw new Error('ENOENT'); return m.readFileSync(p, ...a) } } }`
+      const run = firstStep(dir, { preload })
+      expect(run.status, run.stderr).toBe(0)
+      expect(run.result.loaded).toBe('node_modules/@deepseek-ai/dsh-tmux-context-linux-x64-gnu/dsh-tmux-context.linux-x64-gnu.node')
+      expect(run.result.messages).toHaveLength(1)
+    })
+  })
+
   it.runIf(onX64Glibc)('where no build loads, a bad config is still the TypeError of the native build', () => {
     inDir('dshtc-nobin-config-', {}, (dir) => {
       for (const [config, message] of [

@@ -179,5 +179,9 @@ describe('the debug line at load', () => {
     native.apply({ on() {}, logger: { debug: (line) => lines.push(line) } }, {})
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(await expected())
+    // A logger that throws costs the line, not the load.
+    const on = vi.fn()
+    expect(native.apply({ on, logger: { debug() { throw new Error('no') } } }, {})).toBeUndefined()
+    expect(on).toHaveBeenCalledTimes(1)
   })
 })

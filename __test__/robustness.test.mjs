@@ -45,6 +45,7 @@ async function outcome(plugin, { config = {}, respond, payload = {}, downstream,
   const warn = vi.spyOn(m.ctx.logger, 'warn')
   const results = []
   for (const step of setup ?? [{}]) {
+    if (step.before) await step.before()
     const out = await preStep(m.ctx, step.agent ?? payload.agent ?? agentOver({ events: [] }), { ...payload, ...step, downstream: step.downstream ?? downstream })
     results.push(isPassThrough(out) ? 'pass' : `reading:${readings(out.decision).length}`)
     if (step.after) step.after()
@@ -61,6 +62,23 @@ describe('session logs that are not the harness Session', () => {
     })
     expect(out.native).toEqual(out.js)
     expect(out.native.results).toEqual(['pass', 'reading:1'])
+  })
+
+  it('a log that shrank, or whose last event was replaced and collected, is read afresh', async () => {
+    const out = await both(async (plugin) => {
+      const shrunk = { events: [{ type: 'turn/start', data: {} }, readingEvent(STATE)] }
+      const renewed = { events: [{ type: 'turn/start', data: {} }, readingEvent(STATE)] }
+      return outcome(plugin, {
+        setup: [
+          { agent: agentOver(shrunk), after: () => (shrunk.events = [{ type: 'turn/start', data: {} }]) },
+          { agent: agentOver(shrunk) },
+          { agent: agentOver(renewed), after: () => (renewed.events = [{ type: 'turn/start', data: {} }, { type: 'turn/start', data: {} }]) },
+          { agent: agentOver(renewed), before: gcWithTurns },
+        ],
+      })
+    })
+    expect(out.native).toEqual(out.js)
+    expect(out.native.results).toEqual(['pass', 'reading:1', 'pass', 'reading:1'])
   })
 
   it('events appended after a hole are read newest first, as the JS package reads them', async () => {

@@ -120,6 +120,27 @@ describe('the query under a sandbox policy', () => {
     }
   })
 
+  it('a spec that is not an object (an executor of its own kind) goes to run() as resolve() gave it, as the JS package', async () => {
+    for (const [, plugin] of implementations) {
+      const ran = []
+      class StringSpecs extends ShellExecutor {
+        resolve(request) {
+          return `spec:${request.command.length > 0}`
+        }
+        run(spec) {
+          ran.push(spec)
+          return Promise.resolve(runResult(line() + '\n'))
+        }
+      }
+      const ctx = new Context()
+      await ctx.plugin(AgentRegistry)
+      await ctx.plugin(StringSpecs)
+      await ctx.plugin(plugin, {})
+      expect(readings((await preStep(ctx, makeAgent())).decision)).toHaveLength(1)
+      expect(ran).toEqual(['spec:true'])
+    }
+  })
+
   it('an executor that ignores request.sandboxPolicy: the first spec runs (never a wider one)', async () => {
     const { ctx, record } = await mountSandboxed(native, WORKSPACE_WRITE, { honour: false })
     const { decision } = await preStep(ctx, makeAgent())

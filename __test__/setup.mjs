@@ -10,3 +10,7 @@ fc.configureGlobal({
   ...(seed !== undefined ? { seed: Number(seed) } : {}),
   ...(path !== undefined ? { path } : {}),
 })
+
+// `npm run coverage`: child processes write V8 coverage where scripts/coverage.sh collects it
+// (vitest keeps NODE_V8_COVERAGE itself out of its workers, so it comes under another name).
+if (process.env.TMUX_CONTEXT_V8_COVERAGE) process.env.NODE_V8_COVERAGE = process.env.TMUX_CONTEXT_V8_COVERAGE

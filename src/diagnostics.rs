@@ -114,4 +114,16 @@ mod tests {
     assert_eq!(Reason::of_exit(Some(1), ""), Reason::Exited("status 1".into()));
     assert!(Reason::AccessRefused.message().contains("tmux server-access -a <user>"));
   }
+
+  #[test]
+  fn a_failed_tmux_is_told_with_its_first_line_or_as_silent() {
+    assert_eq!(
+      Reason::TmuxFailed(String::new()).message(),
+      "tmux-context: no location this turn: tmux failed without a message"
+    );
+    assert_eq!(
+      Reason::TmuxFailed("no server running".into()).message(),
+      "tmux-context: no location this turn: tmux failed: no server running"
+    );
+  }
 }

@@ -14,7 +14,7 @@ use crate::backoff::Backoff;
 use crate::command::build_command;
 use crate::config::Config;
 use crate::diagnostics::{self, Reason};
-use crate::napi_ext::{object_of, per_env, take_exception, Caught, Failure, Held, JsResult, UnknownExt, Weak};
+use crate::napi_ext::{object_of, per_env, Caught, Failure, Held, JsResult, UnknownExt, Weak};
 use crate::server::{checked_server, own_uid};
 
 /// One applied plugin, shared by its listener and its continuations.
@@ -69,15 +69,8 @@ impl Plugin {
   }
 
   /// The plugin a handle owns ([`Plugin::handle`]).
-  pub fn of_handle(env: &Env, handle: Unknown) -> Option<Rc<Plugin>> {
-    let handle = handle.as_object()?;
-    match handle.unwrap::<Rc<Plugin>>() {
-      Ok(plugin) => Some(Rc::clone(plugin)),
-      Err(_) => {
-        take_exception(env);
-        None
-      }
-    }
+  pub fn of_handle(handle: Unknown) -> Option<Rc<Plugin>> {
+    handle.as_object()?.unwrap::<Rc<Plugin>>().ok().map(|plugin| Rc::clone(plugin))
   }
 
   /// `ctx.logger.warn(message)`; a logger that throws is ignored.

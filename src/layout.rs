@@ -149,4 +149,17 @@ mod tests {
       prop_assert_eq!(pane_tree(&one), Some(format!("{{%{a},%{b}}}")));
     }
   }
+
+  #[test]
+  fn a_layout_with_a_stray_character_has_no_pane_tree() {
+    assert_eq!(pane_tree("b25f,80x24,0,0,3"), pane_tree("c000,80x24,0,0,3"));
+    for broken in [
+      "b25f,80x24,0,0!3",
+      "b25f,80x24,0,0{80x24,0,0,3x",
+      "b25f,80x24,0,0[",
+      "b25f,",
+    ] {
+      assert_eq!(pane_tree(broken), None, "{broken}");
+    }
+  }
 }

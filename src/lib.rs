@@ -26,12 +26,22 @@ pub mod sandbox;
 pub mod server;
 pub mod surface;
 
+// `cargo test` builds register no `#[napi]` export (napi-derive), so the edge goes unused there.
+#[cfg_attr(test, allow(dead_code))]
 mod host;
+#[cfg_attr(test, allow(dead_code))]
 mod listener;
+#[cfg_attr(test, allow(dead_code))]
 mod message;
+#[cfg_attr(test, allow(dead_code))]
 mod napi_ext;
+#[cfg_attr(test, allow(dead_code))]
 mod plugin;
+#[cfg_attr(test, allow(dead_code))]
 mod query;
+#[cfg_attr(test, allow(dead_code))]
 mod sandbox_edge;
+#[cfg_attr(test, allow(dead_code))]
 mod session_index;
+#[cfg_attr(test, allow(dead_code))]
 mod waiting;

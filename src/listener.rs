@@ -155,7 +155,7 @@ fn await_next<'env>(
 fn continue_after_next(cx: &FunctionCallContext) -> NapiResult<Returned> {
   let env = &*cx.env;
   let decision = argument(cx, 2 + PreStep::BOUND_ARGS);
-  let Some(plugin) = Plugin::of_handle(env, argument(cx, 0)) else {
+  let Some(plugin) = Plugin::of_handle(argument(cx, 0)) else {
     return Ok(Returned::of(decision));
   };
   Ok(Returned::of(contain(env, &plugin, decision, |_| {

@@ -1,39 +1,41 @@
-//! Load, config and registration: `apply(ctx, config)` validates the config, makes the applied
-//! plugin ([`crate::host`]) and registers the prepended `agent/pre-step` listener on `ctx`.
+//! Load and registration: `apply(ctx, config, scan)` makes the applied plugin ([`crate::host`]) and
+//! registers the prepended `agent/pre-step` listener on `ctx`.
 
 use std::rc::Rc;
 
-use napi::bindgen_prelude::{Env, FunctionCallContext, Object, Status, ToNapiValue, Unknown};
+use napi::bindgen_prelude::{Env, FunctionCallContext, Object, ToNapiValue, Unknown};
 use napi::JsValue;
 use napi_derive::napi;
 
-use crate::config::{self, Config, RawValue};
+use crate::config::Config;
 use crate::host::Plugin;
 use crate::listener;
-use crate::napi_ext::{argument, js_string, object_of, Caught, JsResult, Returned, UnknownExt};
+use crate::napi_ext::{argument, object_of, Caught, JsResult, Returned, UnknownExt};
 use crate::session_index::use_scan;
 
 /// `apply(ctx, config, scan)`: registers the listener for the lifetime of `ctx` and returns
-/// `undefined`; `scan` is the package's `scan.js` (`{ spread, newestCandidate }`, index.js hands it
-/// over). Throws the contract's `TypeError` on an invalid config (the plugin then never listens),
-/// or an `Error` when `ctx` is not an object or `scan` lacks its functions.
+/// `undefined`; `config` is the config index.js checked, `scan` the package's `scan.js`
+/// (`{ spread, newestCandidate }`). Throws an `Error` when `ctx` is not an object or `scan` lacks
+/// its functions.
 #[napi]
-pub fn apply(env: Env, ctx: Unknown, config: Unknown, scan: Unknown) -> napi::Result<()> {
-  let config = match read_config(&env, config)? {
-    Ok(config) => config,
-    Err(message) => {
-      env.throw_type_error(&message, None)?;
-      // Already thrown: napi-rs leaves a pending exception in place.
-      return Err(napi::Error::new(Status::PendingException, message));
-    }
-  };
+pub fn apply(env: Env, ctx: Unknown, config: CheckedConfig, scan: Unknown) -> napi::Result<()> {
   let context: Object = ctx
     .as_object()
     .ok_or_else(|| napi::Error::from_reason("tmux-context: the context is not an object"))?;
   use_scan(&env, scan)?;
+  let config = Config::of_checked(config.refresh_interval_ms, config.query_timeout_ms);
   let plugin = Rc::new(Plugin::new(&env, context, config)?);
   register_listener(&env, ctx, plugin)?;
   Ok(())
+}
+
+/// The config as index.js's `checkConfig` hands it over: only values it accepted.
+#[napi(object)]
+pub struct CheckedConfig {
+  /// ms, a non-negative safe integer.
+  pub refresh_interval_ms: Option<f64>,
+  /// ms, in `1..=2147483647`.
+  pub query_timeout_ms: Option<u32>,
 }
 
 /// The npm package's version (package.json's, through build.rs), for the debug line at load.
@@ -54,35 +56,4 @@ fn register_listener(env: &Env, ctx: Unknown, plugin: Rc<Plugin>) -> JsResult<()
   let event = "agent/pre-step".into_unknown(env).caught(env)?;
   on.call_with(env, ctx, vec![event, listener.to_unknown(), options.to_unknown()])?;
   Ok(())
-}
-
-/// `config[key]`: `None` when undefined (or config itself is not an object), else its number
-/// (`NaN` for a non-number, which every rule rejects) and `String(value)`.
-fn read_config_key(env: &Env, config: Unknown, key: &std::ffi::CStr) -> JsResult<Option<RawValue>> {
-  if !config.is_object() {
-    return Ok(None);
-  }
-  let value = config.get_loose(env, key)?;
-  if value.is_undefined() {
-    return Ok(None);
-  }
-  Ok(Some(RawValue {
-    shown: js_string(env, value)?,
-    number: value.as_number().unwrap_or(f64::NAN),
-  }))
-}
-
-/// The validated config, or the exact message of the `TypeError` to throw. Keys are read and
-/// checked in order, so an invalid `refreshIntervalMs` fails before `queryTimeoutMs` is read.
-fn read_config(env: &Env, config: Unknown) -> JsResult<Result<Config, String>> {
-  let refresh_interval_ms = match config::refresh_interval(read_config_key(env, config, c"refreshIntervalMs")?) {
-    Ok(interval) => interval,
-    Err(message) => return Ok(Err(message)),
-  };
-  Ok(
-    config::query_timeout(read_config_key(env, config, c"queryTimeoutMs")?).map(|query_timeout_ms| Config {
-      refresh_interval_ms,
-      query_timeout_ms,
-    }),
-  )
 }

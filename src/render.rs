@@ -142,4 +142,11 @@ mod tests {
       prop_assert_eq!(state_of_text(&reading), state.as_str());
     }
   }
+
+  #[test]
+  fn json_quote_escapes_every_control_character_as_ecmascript() {
+    let text = "\u{8}\u{c}\r\t\n\"\\\u{1}\u{1f} é";
+    assert_eq!(json_quote(text), js_quote(text));
+    assert_eq!(json_quote("\u{1}"), "\"\\u0001\"");
+  }
 }
