@@ -70,7 +70,11 @@ impl Plugin {
 
   /// The plugin a handle owns ([`Plugin::handle`]).
   pub fn of_handle(handle: Unknown) -> Option<Rc<Plugin>> {
-    handle.as_object()?.unwrap::<Rc<Plugin>>().ok().map(|plugin| Rc::clone(plugin))
+    handle
+      .as_object()?
+      .unwrap::<Rc<Plugin>>()
+      .ok()
+      .map(|plugin| Rc::clone(plugin))
   }
 
   /// `ctx.logger.warn(message)`; a logger that throws is ignored.

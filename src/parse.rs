@@ -430,4 +430,15 @@ pub(crate) mod tests {
       prop_assert_eq!(read(&line), expected);
     }
   }
+
+  #[test]
+  fn a_trailing_backslash_is_kept_and_a_winlink_must_end_with_its_own_id() {
+    let (fields, rest) = split_escaped("a\\tb\\", 2).expect("two fields");
+    assert_eq!((fields, rest), (vec!["a".to_string(), "b\\".to_string()], ""));
+    let line = |last: &str| {
+      format!("{WINLINK_LINE_MARKER}{FIELD_SEP}$1{FIELD_SEP}0{FIELD_SEP}1{FIELD_SEP}main{FIELD_SEP}{last}")
+    };
+    assert!(parse_winlink(&line("$1")).is_some());
+    assert_eq!(parse_winlink(&line("$2")), None, "a line cut and joined to another");
+  }
 }

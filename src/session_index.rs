@@ -91,10 +91,12 @@ fn rescan(
 ) -> JsResult<(ReadingIndex, Option<Weak>)> {
   let stands = attached && still_stands(env, &index, last.as_ref(), events, len);
   let plan = index.plan(len, stands);
-  if plan == ScanPlan::Nothing {
-    return Ok((index, last));
-  }
-  let index = index.after_scan(&plan, scan(env, events, &plan)?);
+  let (from, len) = match plan {
+    ScanPlan::Nothing => return Ok((index, last)),
+    ScanPlan::NewestFirst { len } => (0, len),
+    ScanPlan::Appended { from, len } => (from, len),
+  };
+  let index = index.after_scan(&plan, scan(env, events, from, len)?);
   let last = match index.scanned {
     0 => None,
     n => events
@@ -237,75 +239,37 @@ fn scanner(env: &Env) -> JsResult<&'static Scanner> {
   })
 }
 
-/// Reads the planned events newest first and stops at the first reading: the JS package's scan.
-fn scan(env: &Env, events: &Object, plan: &ScanPlan) -> JsResult<Option<Option<Previous>>> {
-  let (from, len) = match *plan {
-    ScanPlan::Nothing => return Ok(None),
-    ScanPlan::NewestFirst { len } => (0, len),
-    ScanPlan::Appended { from, len } => (from, len),
-  };
+/// Reads events `from..len` newest first and stops at the first reading of this plugin: the JS
+/// package's scan. `Some(None)` when that reading's first content block is not text.
+fn scan(env: &Env, events: &Object, from: usize, len: usize) -> JsResult<Option<Option<Previous>>> {
   let walk = scanner(env)?.newest_candidate.get(env)?;
-  let mut to = len;
-  while to > from {
-    let range = vec![
-      events.to_unknown(),
-      (from as f64).into_unknown(env).caught(env)?,
-      (to as f64).into_unknown(env).caught(env)?,
-      PLUGIN_NAME.into_unknown(env).caught(env)?,
-    ];
-    let at = walk.call_with(env, undefined(env), range)?.as_number().unwrap_or(-1.0);
-    if !(at >= from as f64 && at < to as f64) {
-      return Ok(None);
-    }
-    let at = at as usize;
-    let event = events.get_element::<Unknown>(at as u32).caught(env)?;
-    if let Some(reading) = reading_of(env, event)? {
-      return Ok(Some(reading));
-    }
-    to = at;
+  let range = vec![
+    events.to_unknown(),
+    (from as f64).into_unknown(env).caught(env)?,
+    (len as f64).into_unknown(env).caught(env)?,
+    PLUGIN_NAME.into_unknown(env).caught(env)?,
+  ];
+  let at = walk.call_with(env, undefined(env), range)?.as_number().unwrap_or(-1.0);
+  if !(at >= from as f64 && at < len as f64) {
+    return Ok(None);
   }
-  Ok(None)
+  let event = events.get_element::<Object>(at as u32).caught(env)?;
+  reading_of(env, event).map(Some)
 }
 
-/// `None` when `event` is not one of this plugin's readings; `Some(None)` when it is but its first
-/// content block is not text; else its state and time.
-fn reading_of(env: &Env, event: Unknown) -> JsResult<Option<Option<Previous>>> {
-  let Some((event, data)) = own_message(env, event)? else {
+/// The state, time and place of a reading the walk found (`None` when its first content block is
+/// not text).
+fn reading_of(env: &Env, event: Object) -> JsResult<Option<Previous>> {
+  let field = |key| event.get_c_named_property_unchecked::<Unknown>(key).caught(env);
+  let Some(text) = first_text(env, field(c"data")?)? else {
     return Ok(None);
   };
-  let Some(text) = first_text(env, data)? else {
-    return Ok(Some(None));
-  };
-  let field = |key| event.get_c_named_property_unchecked::<Unknown>(key).caught(env);
-  Ok(Some(Some(Previous {
+  Ok(Some(Previous {
     state: state_of_text(&text).to_string(),
     // `now >= previous.time` coerces in JS: a numeric string or a Date counts as its number.
     time: field(c"time")?.to_number(env),
     seq: field(c"seq")?.as_number(),
-  })))
-}
-
-/// The event and its `data` when it is a `user/message` whose source names this plugin, in either
-/// generation's shape: `{ kind: 'plugin', plugin: 'tmux-context' }`, or 0.1.7+'s `{ kind: 'tmux-context' }`.
-fn own_message<'env>(env: &Env, event: Unknown<'env>) -> JsResult<Option<(Object<'env>, Unknown<'env>)>> {
-  let Some(event) = event.as_object() else {
-    return Ok(None);
-  };
-  let field = |object: &Object<'env>, key| object.get_c_named_property_unchecked::<Unknown>(key).caught(env);
-  if !field(&event, c"type").is_ok_and(|kind| kind.string_is("user/message")) {
-    return Ok(None);
-  }
-  let data = field(&event, c"data")?;
-  let Some(source) = data.as_object().and_then(|d| field(&d, c"source").ok()) else {
-    return Ok(None);
-  };
-  let is = |key, expected| {
-    source
-      .as_object()
-      .is_some_and(|s| field(&s, key).is_ok_and(|v| v.string_is(expected)))
-  };
-  let own = is(c"kind", "plugin") && is(c"plugin", PLUGIN_NAME) || is(c"kind", PLUGIN_NAME);
-  Ok(own.then_some((event, data)))
+  }))
 }
 
 /// `data.content[0].text` when that block's `type` is `'text'` and the text a string (or a
