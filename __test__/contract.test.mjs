@@ -2,6 +2,7 @@
 // side by side in real Cordis contexts: what one does, the other must do too.
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
@@ -54,6 +55,14 @@ describe('module surface', () => {
     expect(generated.apply).toEqual({ params: ['ctx', 'config', 'scan'], returns: 'void' })
     expect(declared('index.d.ts').apply).toEqual({ params: ['ctx', 'config'], returns: 'void' })
     expect(readFileSync(new URL('../binding.d.ts', import.meta.url), 'utf8')).toMatch(/export declare const VERSION: string/)
+  })
+
+  it('apply on a context that is not an object throws, as the JS package’s does; the binding wants scan.js', () => {
+    for (const [, plugin] of implementations) expect(() => plugin.apply(null, {})).toThrow()
+    if (process.env.TMUX_CONTEXT_PACKAGE) return
+    const binding = createRequire(import.meta.url)('../binding.cjs')
+    expect(() => binding.apply({ on() {} }, {}, {})).toThrow('tmux-context: apply(ctx, config, scan) needs the functions of scan.js')
+    expect(() => binding.apply(7, {}, {})).toThrow('tmux-context: the context is not an object')
   })
 
   it('index.js names the package and its binaries as package.json does (its fast path to the host binary)', () => {

@@ -111,6 +111,42 @@ describe('session logs that are not the harness Session', () => {
   })
 })
 
+describe('beyond the JS package: values JS would throw on, and timers of another shape', () => {
+  it('an event time that is a Symbol holds nothing back, and a Symbol turn is shown as String() shows it', async () => {
+    const { ctx } = await mount(native, { refreshIntervalMs: 60_000 }, { respond: () => Promise.resolve(runResult(line({ windowName: 'moved' }))) })
+    const warn = vi.spyOn(ctx.logger, 'warn')
+    const held = await preStep(ctx, agentOver({ events: [readingEvent(STATE, Symbol('time'))] }))
+    expect(readings(held.decision)).toHaveLength(1)
+    const turn = await preStep(ctx, agentOver({ events: [] }), { turn: Symbol('t') })
+    expect(readings(turn.decision)[0].content[0].text.split('\n')[0]).toBe('tmux location (turn Symbol(t)):')
+    expect(warn).not.toHaveBeenCalled()
+  })
+
+  it('a reading whose content is empty counts as none, as a non-text one does', async () => {
+    const empty = { ...readingEvent(STATE), data: { ...readingEvent(STATE).data, content: [] } }
+    const out = await both((plugin) => outcome(plugin, { payload: { agent: agentOver({ events: [empty] }) } }))
+    expect(out.native).toEqual(out.js)
+    expect(out.native.results).toEqual(['reading:1'])
+  })
+
+  it('a setTimeout that returns a number (no unref) still bounds the query, and a late rejection after the bound changes nothing', async () => {
+    const realSetTimeout = globalThis.setTimeout
+    const numbers = vi.spyOn(globalThis, 'setTimeout').mockImplementation((fn, ms) => (realSetTimeout(fn, ms), 7))
+    try {
+      let reject
+      const { ctx } = await mount(native, { queryTimeoutMs: 1 }, { respond: () => new Promise((_, r) => (reject = r)) })
+      const warn = vi.spyOn(ctx.logger, 'warn')
+      const out = await preStep(ctx, agentOver({ events: [] }))
+      expect(isPassThrough(out)).toBe(true)
+      reject(new Error('late'))
+      await new Promise((r) => realSetTimeout(r, 10))
+      expect(warn).not.toHaveBeenCalled()
+    } finally {
+      numbers.mockRestore()
+    }
+  })
+})
+
 describe('payloads and decisions', () => {
   it.each([
     ['a primitive signal', 'x', ['reading:1']],

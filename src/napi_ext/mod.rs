@@ -206,10 +206,8 @@ pub trait UnknownExt<'env>: Sized {
   /// `v.length` as an index bound: fast for arrays, through the property for array-likes (a Proxy).
   fn length(&self, env: &Env) -> JsResult<u32> {
     let v = self.unknown();
-    if v.is_array().unwrap_or(false) {
-      if let Some(array) = v.as_object() {
-        return array.get_array_length().caught(env);
-      }
+    if let Some(array) = v.as_object().filter(|_| v.is_array().unwrap_or(false)) {
+      return array.get_array_length().caught(env);
     }
     match v.get_loose(env, c"length")?.as_number() {
       Some(n) if n.is_finite() && n >= 0.0 => Ok(n.min(u32::MAX as f64) as u32),
