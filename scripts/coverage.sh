@@ -23,6 +23,7 @@ gate=; [ "${1:-}" = --gate ] && gate=1
 npm_ready .
 rustup component list --installed 2>/dev/null | grep -q '^llvm-tools' || rustup component add llvm-tools-preview
 command -v cargo-llvm-cov >/dev/null || cargo install cargo-llvm-cov --locked --version 0.9.1
+# shellcheck source=scripts/tools-env.sh
 . scripts/tools-env.sh
 
 out=$PWD/.tmp/coverage

@@ -5,7 +5,8 @@
 #   2. vitest: contract, differential, compaction, robustness, real-tmux, packaging, platforms and
 #      end-to-end suites (the platforms suite finds the tools install.sh installs through
 #      scripts/tools-env.sh);
-#   3. the contract, differential and compaction suites against the WebAssembly build.
+#   3. the contract, differential and compaction suites against the WebAssembly build;
+#   4. the coverage floors (scripts/coverage.sh --gate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "$(uname -s)" in
@@ -33,6 +34,9 @@ npx vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest.json 
 wasm=$(bash scripts/wasm-consumer.sh)
 TMUX_CONTEXT_PACKAGE=$wasm NAPI_RS_FORCE_WASI=error npx vitest run __test__/contract.test.mjs __test__/differential.test.mjs __test__/compaction.test.mjs __test__/generations.test.mjs \
   --reporter=default --reporter=json --outputFile=.tmp/vitest-wasm.json || status=$?
+# 4. The coverage floors README lists ("Coverage"): the suites once more (not the end-to-end and
+#    platforms ones) on an instrumented build of this machine's binary, and a file below its floor fails.
+bash scripts/coverage.sh --gate || status=$?
 # The names of the tests that skipped (they say why), then one plain closing line for both vitest runs' counts.
 node -e "
   const runs = ['.tmp/vitest.json', '.tmp/vitest-wasm.json'].map((f) => JSON.parse(require('fs').readFileSync(f, 'utf8')));
