@@ -90,12 +90,12 @@ const BINARY = 'dsh-tmux-context'
 
 /**
  * This platform's napi-rs name where binding.cjs would pick it first and it is cheap to know, as
- * binding.cjs knows it (on Linux, musl or glibc from /usr/bin/ldd); `undefined` where it is not.
+ * binding.cjs knows it: Linux (musl or glibc from /usr/bin/ldd) and FreeBSD; `undefined` elsewhere
+ * (macOS tries a universal build first, Windows a GNU one for a shared-library Node).
  */
 function hostPlatform() {
   const { platform, arch } = process
-  if (platform === 'darwin' || platform === 'freebsd') return `${platform}-${arch}`
-  if (platform === 'win32') return `win32-${arch}-msvc`
+  if (platform === 'freebsd') return `freebsd-${arch}`
   if (platform !== 'linux') return undefined
   let musl
   try {
@@ -187,7 +187,8 @@ function loaded() {
  * bad config still fails at plugin load, with the same `TypeError`.
  */
 function checkConfig(config) {
-  const value = (key) => (config !== null && (typeof config === 'object' || typeof config === 'function') ? config[key] : undefined)
+  // `config[key]` as the JS package reads it (a null or undefined config throws its TypeError).
+  const value = (key) => config[key]
   const number = (v) => (typeof v === 'number' ? v : Number.NaN)
   const refresh = value('refreshIntervalMs')
   if (refresh !== undefined && !(Number.isSafeInteger(number(refresh)) && refresh >= 0)) {
@@ -235,8 +236,11 @@ function debugMayShow(ctx) {
     if (Object.hasOwn(i, 'logger')) level ??= i.logger?.level
   }
   for (const { levels } of exporters.values()) {
-    if (levels != null && Object.values(levels).some((l) => l >= 3)) return true
-    if ((levels == null || levels.default === undefined) && (level ?? 1) >= 3) return true
+    // Cordis reads `levels[name] ?? levels.default` through the prototype: a levels object of any
+    // other shape than a plain one may hold a level for this logger's name where we cannot see it.
+    if (levels != null && Object.getPrototypeOf(levels) !== Object.prototype) return true
+    if (levels != null && Object.getOwnPropertyNames(levels).some((name) => levels[name] >= 3)) return true
+    if ((levels?.default ?? level ?? 1) >= 3) return true
   }
   return false
 }

@@ -26,11 +26,14 @@ function isCandidate(e, plugin) {
  * by index, where the copy would cost more than it saves.
  */
 const COPY_UP_TO = 16_384
+const ARRAY_ITERATOR = Array.prototype[Symbol.iterator]
 
 /** The index of the newest candidate ([`isCandidate`]) in `from..to`, or -1. */
 export function newestCandidate(events, from, to, plugin) {
   if (!Array.isArray(events)) events = [...events]
-  if (to - from > 64 && events.length <= COPY_UP_TO) {
+  // The copy reads through the array's iterator: only where that is Array.prototype's does it read
+  // what indexing reads.
+  if (to - from > 64 && events.length <= COPY_UP_TO && events[Symbol.iterator] === ARRAY_ITERATOR) {
     let i = events.length
     for (const e of [...events].reverse()) {
       if (--i >= to) continue

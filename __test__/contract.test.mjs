@@ -59,6 +59,16 @@ describe('module surface', () => {
 
   it('apply on a context that is not an object throws, as the JS package’s does; the binding wants scan.js', () => {
     for (const [, plugin] of implementations) expect(() => plugin.apply(null, {})).toThrow()
+    // A null config throws what the JS package's `config.refreshIntervalMs` throws.
+    const thrown = (plugin) => {
+      try {
+        plugin.apply({ on() {} }, null)
+      } catch (error) {
+        return `${error.constructor.name}: ${error.message}`
+      }
+    }
+    expect(thrown(native)).toBe(thrown(reference))
+    expect(thrown(native)).toMatch(/^TypeError: /)
     if (process.env.TMUX_CONTEXT_PACKAGE) return
     const binding = createRequire(import.meta.url)('../binding.cjs')
     expect(() => binding.apply({ on() {} }, {}, {})).toThrow('tmux-context: apply(ctx, config, scan) needs the functions of scan.js')

@@ -160,6 +160,9 @@ describe('the debug line at load', () => {
     for (const setup of [
       (ctx) => (ctx.logger.exporter({ levels: { 'tmux-context': 3 }, export() {} }), ctx),
       (ctx) => ctx.intercept('logger', { level: 3 }),
+      // Levels Cordis reads through a prototype, or that are not enumerable (from a break-in).
+      (ctx) => (ctx.logger.exporter({ levels: Object.create({ default: 3 }), export() {} }), ctx),
+      (ctx) => (ctx.logger.exporter({ levels: Object.defineProperty({}, 'default', { value: 3 }), export() {} }), ctx),
     ]) {
       const ctx = setup(new Context())
       const debug = vi.spyOn(ctx.logger, 'debug')

@@ -81,6 +81,38 @@ describe('session logs that are not the harness Session', () => {
     expect(out.native.results).toEqual(['pass', 'reading:1', 'pass', 'reading:1'])
   })
 
+  it('a log object with length and an iterator but no indices is read as [...events] reads it (from a break-in)', async () => {
+    const out = await both(async (plugin) => {
+      class Log {
+        #events = []
+        get length() {
+          return this.#events.length
+        }
+        push(e) {
+          this.#events.push(e)
+        }
+        [Symbol.iterator]() {
+          return this.#events[Symbol.iterator]()
+        }
+      }
+      let windowName = 'editor'
+      const m = await mount(plugin, {}, { respond: () => Promise.resolve(runResult(line({ windowName }) + '\n')) })
+      const warn = vi.spyOn(m.ctx.logger, 'warn')
+      const events = new Log()
+      const agent = agentOver({ events })
+      const got = []
+      for (let t = 1; t <= 3; t++) {
+        if (t === 3) windowName = 'renamed'
+        const { decision } = await preStep(m.ctx, agent, { turn: t })
+        got.push(readings(decision).length)
+        for (const message of decision.messages) events.push({ type: 'user/message', time: Date.now(), data: message })
+      }
+      return { got, warnings: warn.mock.calls.length }
+    })
+    expect(out.native).toEqual(out.js)
+    expect(out.native).toEqual({ got: [1, 0, 1], warnings: 0 })
+  })
+
   it('events appended after a hole are read newest first, as the JS package reads them', async () => {
     const out = await both((plugin) => {
       const session = { events: [] }

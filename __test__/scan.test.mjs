@@ -53,6 +53,17 @@ describe('scan.js', () => {
     )
   })
 
+  it('an array with an iterator of its own is walked by index on both paths (from a break-in)', () => {
+    for (const length of [61, 71, 2000]) {
+      const events = Array.from({ length }, () => ({ type: 'turn/start', data: {} }))
+      events[length - 1] = { type: 'user/message', data: { source: { kind: PLUGIN } } }
+      events[Symbol.iterator] = function* () {
+        yield* Array.prototype.slice.call(this).reverse()
+      }
+      expect(newestCandidate(events, 0, length, PLUGIN)).toBe(length - 1)
+    }
+  })
+
   it('spreads an iterable without length, and fails on what is not iterable, as [...events] does', () => {
     expect(spread(new Set([1, 2]))).toEqual([1, 2])
     expect(() => spread({})).toThrow(new TypeError('agent.session.events is not iterable'))

@@ -41,7 +41,7 @@ pub fn previous_reading(env: &Env, agent: Unknown) -> JsResult<Option<Previous>>
 /// [`previous_reading`], and whether it was shadowed just now.
 pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
   let session = agent.get_loose(env, c"session")?;
-  let events = spread_unless_array_like(env, session.get_loose(env, c"events")?)?;
+  let events = spread_unless_array(env, session.get_loose(env, c"events")?)?;
   let len = events.length(env)? as usize;
   let events = events
     .as_object()
@@ -148,16 +148,14 @@ fn on_surface(
   (newest, Some(seen), generation)
 }
 
-/// The log as the JS package reads it, `[...events]`: an array or array-like as it is, an iterable
-/// without `length` spread once into an array (`spread` of `scan.js`).
-fn spread_unless_array_like<'env>(env: &'env Env, events: Unknown<'env>) -> JsResult<Unknown<'env>> {
-  if !events.is_object() || events.length(env).is_ok() {
+/// The log as the JS package reads it, `[...events]`: an array as it is (a Proxy of one included),
+/// any other object spread once into an array (`spread` of `scan.js`), so that the walk's indices
+/// and Rust's reads name the same events.
+fn spread_unless_array<'env>(env: &'env Env, events: Unknown<'env>) -> JsResult<Unknown<'env>> {
+  if !events.is_object() || events.is_array().unwrap_or(false) {
     return Ok(events);
   }
-  scanner(env)?
-    .spread
-    .get(env)?
-    .call_with(env, undefined(env), vec![events])
+  scanner(env)?.spread.get(env)?.call_with(env, undefined(env), vec![events])
 }
 
 /// `agent.session.surface.replaceGeneration`: `None` when the session has no surface (harnesses
