@@ -7,7 +7,7 @@
 // stdout or stderr directly.
 import { describe, expect, it, vi } from 'vitest'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -293,3 +293,28 @@ describe('logging', () => {
     err.mockRestore()
   })
 })
+
+describe('npm run pack of a partial build (npm run build: this machine only)', () => {
+  it.runIf(process.platform === 'linux' && process.arch === 'x64')('packs what is built, and the main package names every platform package', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dshtc-partial-'))
+    try {
+      const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+      for (const f of [...manifest.files, 'package.json', 'scripts']) if (existsSync(join(root, f))) cpSync(join(root, f), join(dir, f), { recursive: true })
+      symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+      mkdirSync(join(dir, 'npm'))
+      for (const p of readdirSync(join(root, 'npm'))) {
+        mkdirSync(join(dir, 'npm', p))
+        copyFileSync(join(root, 'npm', p, 'package.json'), join(dir, 'npm', p, 'package.json'))
+      }
+      copyFileSync(join(root, 'npm', 'linux-x64-gnu', 'dsh-tmux-context.linux-x64-gnu.node'), join(dir, 'npm', 'linux-x64-gnu', 'dsh-tmux-context.linux-x64-gnu.node'))
+      const run = spawnSync('bash', ['scripts/pack.sh'], { cwd: dir, encoding: 'utf8' })
+      expect(run.status, run.stderr).toBe(0)
+      expect(readdirSync(join(dir, '.tmp', 'packs')).sort()).toEqual(['dsh-tmux-context-linux-x64-gnu.tgz', 'dsh-tmux-context.tgz'])
+      const packed = JSON.parse(execFileSync('tar', ['-xzOf', join(dir, '.tmp', 'packs', 'dsh-tmux-context.tgz'), 'package/package.json'], { encoding: 'utf8' }))
+      expect(Object.keys(packed.optionalDependencies)).toHaveLength(manifest.napi.targets.length)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
+

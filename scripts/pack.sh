@@ -24,7 +24,18 @@ for f in $(node -p "require('./package.json').files.join(' ')") package.json; do
   [ -e "$f" ] && cp "$f" "$stage/"
 done
 cp -r npm "$stage/npm"
-npx napi pre-publish --cwd "$stage" --tag-style npm --skip-optional-publish --no-gh-release >/dev/null
+# napi pre-publish wants every platform package to hold its binary: the staged copies of those not
+# built here get an empty stand-in (they are not packed).
+for p in $platforms; do
+  for f in $(node -p "require('./npm/$p/package.json').files.join(' ')"); do
+    [ -f "npm/$p/$f" ] || : > "$stage/npm/$p/$f"
+  done
+done
+if ! published=$(npx napi pre-publish --cwd "$stage" --tag-style npm --skip-optional-publish --no-gh-release 2>&1); then
+  echo "$published" >&2
+  echo "pack: napi pre-publish failed" >&2
+  exit 1
+fi
 rm -rf "$stage/npm"
 node -e "
   const fs = require('fs');

@@ -139,22 +139,7 @@ impl Plugin {
   /// is mounted.
   pub fn executor<'env>(&self, env: &'env Env) -> JsResult<Option<Unknown<'env>>> {
     let ctx = self.context(env)?;
-    let cached = self
-      .ctx_get
-      .borrow()
-      .as_ref()
-      .and_then(|f| f.get(env))
-      .map(|f| f.to_unknown());
-    let get = match cached {
-      Some(get) => get,
-      None => {
-        let get = ctx.get_loose(env, c"get")?;
-        if let Some(function) = get.as_object() {
-          *self.ctx_get.borrow_mut() = Weak::new(env, function).ok();
-        }
-        get
-      }
-    };
+    let get = self.ctx_get(env, ctx)?;
     for name in ["shell", "bash"] {
       let service = get.call_with(env, ctx, vec![name.into_unknown(env).caught(env)?])?;
       if !service.is_undefined() {
@@ -162,6 +147,27 @@ impl Plugin {
       }
     }
     Ok(None)
+  }
+
+  /// `ctx.get`, read once while it lives.
+  fn ctx_get<'env>(&self, env: &'env Env, ctx: Unknown<'env>) -> JsResult<Unknown<'env>> {
+    if let Some(get) = self.ctx_get.borrow().as_ref().and_then(|f| f.get(env)) {
+      return Ok(get.to_unknown());
+    }
+    let get = ctx.get_loose(env, c"get")?;
+    if let Some(function) = get.as_object() {
+      *self.ctx_get.borrow_mut() = Weak::new(env, function).ok();
+    }
+    Ok(get)
+  }
+
+  /// At apply, what the first step would make otherwise (the handle, `ctx.get`, the request
+  /// parts), so that a resumed session's first turn does not wait for it; what fails here is met
+  /// again, and told, at that step.
+  pub fn prepare(self: &Rc<Plugin>, env: &Env) {
+    let _ = self.handle(env);
+    let _ = self.request_parts(env);
+    let _ = self.context(env).and_then(|ctx| self.ctx_get(env, ctx));
   }
 }
 

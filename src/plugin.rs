@@ -25,6 +25,7 @@ pub fn apply(env: Env, ctx: Unknown, config: CheckedConfig, scan: Unknown) -> na
   use_scan(&env, scan)?;
   let config = Config::of_checked(config.refresh_interval_ms, config.query_timeout_ms);
   let plugin = Rc::new(Plugin::new(&env, context, config)?);
+  plugin.prepare(&env);
   register_listener(&env, ctx, plugin)?;
   Ok(())
 }
