@@ -155,7 +155,10 @@ fn spread_unless_array<'env>(env: &'env Env, events: Unknown<'env>) -> JsResult<
   if !events.is_object() || events.is_array().unwrap_or(false) {
     return Ok(events);
   }
-  scanner(env)?.spread.get(env)?.call_with(env, undefined(env), vec![events])
+  scanner(env)?
+    .spread
+    .get(env)?
+    .call_with(env, undefined(env), vec![events])
 }
 
 /// `agent.session.surface.replaceGeneration`: `None` when the session has no surface (harnesses
