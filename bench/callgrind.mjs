@@ -5,21 +5,13 @@
 // this checkout). Nothing is timed here.
 import { pathToFileURL } from 'node:url'
 import { resolve } from 'node:path'
-import { Inbox } from '@deepseek-ai/dsh-agent'
 import { Session, SessionId } from '@deepseek-ai/dsh-session'
 import { line, mount, preStep, runResult } from '../__test__/harness.mjs'
-import { appendOrdinary, buildSession } from './lib.mjs'
+import { agentOf, appendOrdinary, buildSession } from './lib.mjs'
 
 const [pkg, row, steps] = [process.argv[2], process.argv[3], Number(process.argv[4])]
 const plugin = await import(pathToFileURL(resolve(pkg)).href)
 const RESULT = runResult(line() + '\n')
-const agentOf = (session) => ({
-  id: session.id,
-  options: { provider: 'mock', model: 'mock' },
-  session,
-  inbox: new Inbox(session, { inserted() {}, discarded() {}, claimed() {} }),
-  status: 'running',
-})
 const { ctx, record } = await mount(plugin, {}, { respond: () => Promise.resolve(RESULT) })
 const first = await preStep(ctx, agentOf(Session.create(SessionId('reading'))), { turn: 1 })
 const agent = agentOf(buildSession('callgrind', first.decision.messages[0], 1_000))

@@ -2,6 +2,7 @@
 // (a real `Session` restored from valid events: one reading near the start, then n ordinary events).
 import { readFileSync, statSync } from 'node:fs'
 import { createHash } from 'node:crypto'
+import { Inbox } from '@deepseek-ai/dsh-agent'
 import { execFileSync } from 'node:child_process'
 import os from 'node:os'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -164,6 +165,15 @@ export function buildSession(id, reading, n, time = Date.now() - 60_000) {
   for (let i = 0; i < n; i++) push(ordinaryEvent(i))
   return Session.fromRestore(SessionId(id), events, { version: 0, id, createdAt: time })
 }
+
+/** A live agent over `session`, as the loop holds one (its inbox does nothing). */
+export const agentOf = (session) => ({
+  id: session.id,
+  options: { provider: 'mock', model: 'mock' },
+  session,
+  inbox: new Inbox(session, { inserted() {}, discarded() {}, claimed() {} }),
+  status: 'running',
+})
 
 /** Appends the next ordinary event through the public `append`, as the loop does. */
 export function appendOrdinary(session, i) {

@@ -8,10 +8,9 @@
 // compares, and hands the decision back untouched (suppressed). Each sample is checked for that
 // (same decision object, exactly one query): a check of behaviour, not of timing.
 import { writeFileSync } from 'node:fs'
-import { Inbox } from '@deepseek-ai/dsh-agent'
 import { Session, SessionId } from '@deepseek-ai/dsh-session'
 import { compact, implementations, mount, preStep, runResult, line } from '../__test__/harness.mjs'
-import { appendOrdinary, buildSession, fullGc, REFERENCE, summary } from './lib.mjs'
+import { agentOf, appendOrdinary, buildSession, fullGc, REFERENCE, summary } from './lib.mjs'
 
 const out = process.argv[2]
 const quick = process.env.BENCH_QUICK === '1'
@@ -31,13 +30,6 @@ const PLAN = [
 const RESULT = runResult(line() + '\n')
 const respond = () => Promise.resolve(RESULT)
 
-const agentOf = (session) => ({
-  id: session.id,
-  options: { provider: 'mock', model: 'mock' },
-  session,
-  inbox: new Inbox(session, { inserted() {}, discarded() {}, claimed() {} }),
-  status: 'running',
-})
 
 /** A fresh real Context with the instant executor and `plugin` applied with `{}`. */
 const mountInstant = (plugin) => mount(plugin, {}, { respond })
