@@ -9,8 +9,9 @@ import * as scan from './scan.js'
 
 
 // ---- loader (platform packages and their errors) ----
-// Node's own modules through `process.getBuiltinModule` (Node 20.16+), where importing their ESM
-// facades would cost a fresh process about 0.3 ms; an older Node imports them.
+// Node's own modules through `process.getBuiltinModule` (Node 20.16+) rather than static imports of
+// their ESM facades (with those, the bench's import row took about 5 ms, not 2); an older Node
+// imports them.
 const builtin = async (name) => process.getBuiltinModule?.(name) ?? (await import(name))
 const { readFileSync } = await builtin('node:fs')
 const { createRequire } = await builtin('node:module')

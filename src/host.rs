@@ -161,11 +161,10 @@ impl Plugin {
     Ok(get)
   }
 
-  /// At apply, what the first step would make otherwise (the handle, `ctx.get`, the request
-  /// parts), so that a resumed session's first turn does not wait for it; what fails here is met
-  /// again, and told, at that step.
-  pub fn prepare(self: &Rc<Plugin>, env: &Env) {
-    let _ = self.handle(env);
+  /// At apply, what the first step would make otherwise (`ctx.get`, the request parts), so that a
+  /// resumed session's first turn does not wait for it; what fails here is met again, and told, at
+  /// that step. (Not the handle: it is held weakly, so one made now may be gone by then.)
+  pub fn prepare(&self, env: &Env) {
     let _ = self.request_parts(env);
     let _ = self.context(env).and_then(|ctx| self.ctx_get(env, ctx));
   }
