@@ -4,8 +4,8 @@
 // loaded directly where the platform is cheap to know, else through the loader `napi build`
 // generates (binding.cjs: the same two, else the WebAssembly package). Where no build can load,
 // importing still succeeds and `apply` warns once (a harness boot never fails on this package).
+// One module: it imports no file of its own.
 import z from '@deepseek-ai/schemastery'
-import * as scan from './scan.js'
 
 
 // ---- loader (platform packages and their errors) ----
@@ -155,6 +155,58 @@ function loadNative() {
   }
 }
 // ---- end of loader ----
+
+// ---- the walk over a session's events, handed to the native apply ----
+// The newest-first walk of the log: V8 walks an array of objects at a few nanoseconds an element,
+// where a walk through Node-API costs about half a microsecond an event. It lives here, not in a
+// module of its own (a second ESM module costs a fresh process about 0.4 ms to import), and needs no
+// code compiled from strings. It only finds candidates; the native build decides what one holds.
+
+/** `[...events]` for an iterable without `length` (a `Set`, a generator), as the JS package reads it. */
+function spread(events) {
+  if (typeof events[Symbol.iterator] !== 'function') throw new TypeError('agent.session.events is not iterable')
+  return [...events]
+}
+
+const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function'
+
+/** Whether `e` is a `user/message` whose `data.source` names `plugin` (`{ kind: 'plugin', plugin }`, or 0.1.7+'s `{ kind: plugin }`). */
+function isCandidate(e, plugin) {
+  if (!isObject(e) || e.type !== 'user/message') return false
+  const d = e.data
+  if (!isObject(d)) return false
+  const s = d.source
+  return isObject(s) && ((s.kind === 'plugin' && s.plugin === plugin) || s.kind === plugin)
+}
+
+/**
+ * Logs up to this many events are walked as a reversed copy (`for…of` over `[...events].reverse()`,
+ * about 1.5× faster in V8 than an indexed walk backwards, as the JS package reads them); longer ones
+ * by index, where the copy would cost more than it saves.
+ */
+const COPY_UP_TO = 16_384
+const ARRAY_ITERATOR = Array.prototype[Symbol.iterator]
+
+/** The index of the newest candidate ([`isCandidate`]) in `events[from..to]`, or -1. */
+function newestCandidate(events, from, to, plugin) {
+  // `events` is an array (the native build spreads any other log first). The copy reads through the array's iterator: only where that is Array.prototype's does it read
+  // what indexing reads.
+  if (to - from > 64 && events.length <= COPY_UP_TO && events[Symbol.iterator] === ARRAY_ITERATOR) {
+    let i = events.length
+    for (const e of [...events].reverse()) {
+      if (--i >= to) continue
+      if (i < from) break
+      if (isCandidate(e, plugin)) return i
+    }
+    return -1
+  }
+  for (let i = to - 1; i >= from; i--) if (isCandidate(events[i], plugin)) return i
+  return -1
+}
+
+/** What the native `apply` takes as its `scan`. */
+const scan = Object.freeze({ spread, newestCandidate })
+// ---- end of the walk ----
 
 const native = loadNative()
 

@@ -1,72 +1,135 @@
-// scan.js, the walk the native build hands its log reads to: whatever path it takes (a reversed
-// copy for logs up to 16 384 events, an indexed walk beyond, and for short ranges), it finds the
-// same newest candidate as a plain newest-first loop.
+// The walk over a session's log (index.js hands it to the native build): whatever path it takes
+// (a reversed copy for logs up to 16 384 events, an indexed walk beyond and for short ranges, the
+// events appended since the last turn), the plugin finds the same newest reading as the JS package,
+// so both leave the same steps alone and give the same ones a reading.
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { newestCandidate, spread } from '../scan.js'
+import { implementations, line, mount, preStep, runResult } from './harness.mjs'
 
-const PLUGIN = 'tmux-context'
-const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function'
-/** The definition, as plainly as it can be written. */
-function reference(events, from, to) {
-  for (let i = to - 1; i >= from; i--) {
-    const e = events[i]
-    if (!isObject(e) || e.type !== 'user/message' || !isObject(e.data)) continue
-    const s = e.data.source
-    if (isObject(s) && ((s.kind === 'plugin' && s.plugin === PLUGIN) || s.kind === PLUGIN)) return i
+const HERE = line()
+const ELSEWHERE = line({ session: 'other' })
+
+/** Each implementation mounted, answering `HERE`, and the reading it gives (as a message) for a place. */
+async function setUp() {
+  const out = []
+  for (const [name, plugin] of implementations) {
+    const { ctx } = await mount(plugin, {}, { respond: () => Promise.resolve(runResult(HERE + '\n')) })
+    const { ctx: other } = await mount(plugin, {}, { respond: () => Promise.resolve(runResult(ELSEWHERE + '\n')) })
+    const readingOf = async (c) => (await preStep(c, { session: { events: [] } })).decision.messages[0]
+    out.push({ name, ctx, here: await readingOf(ctx), elsewhere: await readingOf(other) })
   }
-  return -1
+  return out
 }
 
-const candidate = fc.oneof(
-  fc.constant({ type: 'user/message', data: { source: { kind: 'plugin', plugin: PLUGIN } } }),
-  fc.constant({ type: 'user/message', data: { source: { kind: PLUGIN } } }),
-  fc.constant({ type: 'user/message', data: { source: { kind: 'plugin', plugin: 'other' } } }),
-  fc.constant({ type: 'user/message', data: { source: null } }),
-  fc.constant({ type: 'user/message', data: 'text' }),
-  fc.constant({ type: 'assistant/message', data: { source: { kind: PLUGIN } } }),
-  fc.constant(null),
-  fc.constant(7),
-)
+/** An event of the log: a reading of either place, a look-alike the walk must pass over, or noise. */
+const eventOf = (kind, { here, elsewhere }) =>
+  ({
+    here: { type: 'user/message', data: here },
+    elsewhere: { type: 'user/message', data: elsewhere },
+    // The right source, but no text block: a reading that shows no place.
+    textless: { type: 'user/message', data: { ...here, content: [{ type: 'image', image: 'x' }] } },
+    otherPlugin: { type: 'user/message', data: { ...here, source: { kind: 'plugin', plugin: 'other' } } },
+    notMessage: { type: 'assistant/message', data: here },
+    noData: { type: 'user/message', data: 'text' },
+    primitive: 7,
+    none: null,
+  })[kind]
 
-describe('scan.js', () => {
-  it('finds the newest candidate in from..to as a plain loop does, on both sides of the copy limit', () => {
-    fc.assert(
-      fc.property(
+// (`none` and `noData` only for ours: the JS package's step throws reading a null event's `type`,
+// or the `source` of a message whose data is a string.)
+const KINDS = ['here', 'elsewhere', 'textless', 'otherPlugin', 'notMessage', 'primitive']
+
+/** A log of `length` events, `placed` ones set where they say. */
+function logOf(length, placed, impl) {
+  const events = Array.from({ length }, (_, i) => ({ type: 'turn/start', data: { turn: i } }))
+  for (const [at, kind] of placed) if (length > 0) events[at % length] = eventOf(kind, impl)
+  return events
+}
+
+/** Whether a pre-step on `agent` was left alone (the newest reading shows `HERE`). */
+async function leftAlone(impl, agent, turn) {
+  const { decision, base } = await preStep(impl.ctx, agent, { turn })
+  return Object.is(decision, base)
+}
+
+describe('the walk over the log', () => {
+  it('finds the newest reading as the JS package does, on both sides of the copy limit, first seen and appended to', async () => {
+    const impls = await setUp()
+    await fc.assert(
+      fc.asyncProperty(
         fc.constantFrom(0, 1, 5, 64, 65, 1000, 16_384, 16_385, 20_000),
-        fc.array(fc.tuple(fc.nat(), candidate), { maxLength: 12 }),
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom(...KINDS)), { maxLength: 12 }),
         fc.nat(),
-        fc.nat(),
-        (length, placed, a, b) => {
-          const events = Array.from({ length }, (_, i) => ({ type: 'turn/start', data: { turn: i } }))
-          for (const [at, value] of placed) if (length > 0) events[at % length] = value
-          const [from, to] = length === 0 ? [0, 0] : [a % (length + 1), b % (length + 1)].sort((x, y) => x - y)
-          // Candidates just outside the range, where an off-by-one would find them.
-          const own = { type: 'user/message', data: { source: { kind: PLUGIN } } }
-          if (to < length) events[to] = own
-          if (from > 0) events[from - 1] = own
-          Object.freeze(events)
-          expect(newestCandidate(events, from, to, PLUGIN)).toBe(reference(events, from, to))
+        async (length, placed, cut) => {
+          const seen = []
+          for (const impl of impls) {
+            const events = logOf(length, placed, impl)
+            // Turn 1 reads the log up to `from` on first sight; turn 2 the events appended since.
+            const from = length === 0 ? 0 : cut % (length + 1)
+            // Readings of the two places on either side of the cut, where an off-by-one would take
+            // the wrong one.
+            if (from > 0 && from < length) [events[from - 1], events[from]] = [eventOf('here', impl), eventOf('elsewhere', impl)]
+            const session = { events: events.slice(0, from) }
+            const agent = { session }
+            const first = await leftAlone(impl, agent, 1)
+            session.events.push(...events.slice(from))
+            seen.push([first, await leftAlone(impl, agent, 2)])
+          }
+          expect(seen[0]).toEqual(seen[1])
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 150 },
     )
-  })
+  }, 60_000)
 
-  it('an array with an iterator of its own is walked by index on both paths (from a break-in)', () => {
+  it('walks an array with an iterator of its own by index, on both paths (from a break-in)', async () => {
+    const [native] = await setUp()
     for (const length of [61, 71, 2000]) {
-      const events = Array.from({ length }, () => ({ type: 'turn/start', data: {} }))
-      events[length - 1] = { type: 'user/message', data: { source: { kind: PLUGIN } } }
+      const events = logOf(length, [[length - 1, 'here'], [0, 'elsewhere']], native)
       events[Symbol.iterator] = function* () {
         yield* Array.prototype.slice.call(this).reverse()
       }
-      expect(newestCandidate(events, 0, length, PLUGIN)).toBe(length - 1)
+      expect(await leftAlone(native, { session: { events } }, 1)).toBe(true)
     }
   })
 
-  it('spreads an iterable without length, and fails on what is not iterable, as [...events] does', () => {
-    expect(spread(new Set([1, 2]))).toEqual([1, 2])
-    expect(() => spread({})).toThrow(new TypeError('agent.session.events is not iterable'))
-    expect(newestCandidate(new Set([{ type: 'user/message', data: { source: { kind: PLUGIN } } }]), 0, 1, PLUGIN)).toBe(0)
+  it('takes a reading in the 0.1.7+ shape (source { kind: "tmux-context" }) as a reading, on both paths', async () => {
+    const [native] = await setUp()
+    for (const length of [3, 100, 20_000]) {
+      const events = logOf(length, [[0, 'elsewhere']], native)
+      events[length - 1] = { type: 'user/message', data: { ...native.here, source: { kind: 'tmux-context' } } }
+      expect(await leftAlone(native, { session: { events } }, 1)).toBe(true)
+    }
+  })
+
+  it('gives a log with look-alikes only a reading, as the JS package does, on both paths', async () => {
+    for (const impl of await setUp()) {
+      for (const length of [100, 20_000]) {
+        const placed = [[0, 'otherPlugin'], [length - 1, 'notMessage']]
+        expect(await leftAlone(impl, { session: { events: logOf(length, placed, impl) } }, 1)).toBe(false)
+      }
+    }
+  })
+
+  it('passes over a null event, and a message whose data is not an object, to the reading before them', async () => {
+    const [native] = await setUp()
+    for (const length of [3, 100, 20_000]) {
+      const placed = [[length - 3, 'here'], [length - 2, 'noData'], [length - 1, 'none']]
+      expect(await leftAlone(native, { session: { events: logOf(length, placed, native) } }, 1)).toBe(true)
+    }
+  })
+
+  it('reads an iterable log without length as [...events], and fails on what is not iterable, as the JS package does', async () => {
+    const impls = await setUp()
+    for (const impl of impls) {
+      expect(await leftAlone(impl, { session: { events: new Set(logOf(3, [[2, 'here']], impl)) } }, 1)).toBe(true)
+      expect(await leftAlone(impl, { session: { events: new Set(logOf(3, [[2, 'elsewhere']], impl)) } }, 1)).toBe(false)
+      // `[...{}]` throws: the JS package's step fails there; ours passes through with a warning.
+      const failed = await preStep(impl.ctx, { session: { events: {} } }).then(
+        (out) => Object.is(out.decision, out.base),
+        (error) => error instanceof TypeError,
+      )
+      expect(failed).toBe(true)
+    }
   })
 })

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run coverage [-- --gate]`: line coverage of src/ (cargo-llvm-cov) and of index.js, scan.js and
+# `npm run coverage [-- --gate]`: line coverage of src/ (cargo-llvm-cov) and of index.js and
 # invariant.js (V8), over `cargo test --lib` and the vitest suites, run against an instrumented build
 # of this machine's binary (Linux x64 only), child processes included:
 #   - Rust: the binary is built with -C instrument-coverage and continuous profile files
@@ -9,7 +9,7 @@
 #     processes count too (they inherit LLVM_PROFILE_FILE).
 #   - JS: @vitest/coverage-v8 in vitest's workers; NODE_V8_COVERAGE in every child process (set by
 #     __test__/setup.mjs from TMUX_CONTEXT_V8_COVERAGE, as vitest keeps it out of its workers), whose
-#     installed copies of the three files are mapped back to this checkout (they are the same bytes).
+#     installed copies of the two files are mapped back to this checkout (they are the same bytes).
 # Prints cargo llvm-cov's per-file table (with TOTAL) and a per-file V8 table, then checks the floors
 # that README lists ("Coverage"); --gate (npm test) leaves out the end-to-end suite too, which reaches
 # no line the others do not, and fails on a file below its floor. Installs
@@ -46,7 +46,7 @@ bash scripts/pack.sh >/dev/null
 mapfile -t suites < <(ls __test__/*.test.mjs | grep -v -e platforms.test ${gate:+-e e2e.test})
 status=0
 TMUX_CONTEXT_V8_COVERAGE=$out/v8 npx vitest run "${suites[@]}" --coverage.enabled --coverage.provider=v8 \
-  --coverage.include=index.js --coverage.include=scan.js --coverage.include=invariant.js \
+  --coverage.include=index.js --coverage.include=invariant.js \
   --coverage.reporter=json --coverage.reportsDirectory="$out/vitest" --coverage.reportOnFailure --reporter=default >"$out/vitest.log" 2>&1 || status=$?
 [ "$status" -eq 0 ] || { tail -40 "$out/vitest.log" >&2; echo "coverage: the suites failed (exit $status); .tmp/coverage/vitest.log" >&2; }
 

@@ -14,7 +14,7 @@ use crate::napi_ext::{argument, object_of, Caught, JsResult, Returned, UnknownEx
 use crate::session_index::use_scan;
 
 /// `apply(ctx, config, scan)`: registers the listener for the lifetime of `ctx` and returns
-/// `undefined`; `config` is the config index.js checked, `scan` the package's `scan.js`
+/// `undefined`; `config` is the config index.js checked, `scan` the walk index.js hands over
 /// (`{ spread, newestCandidate }`). Throws an `Error` when `ctx` is not an object or `scan` lacks
 /// its functions.
 #[napi]

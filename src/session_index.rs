@@ -149,7 +149,7 @@ fn on_surface(
 }
 
 /// The log as the JS package reads it, `[...events]`: an array as it is (a Proxy of one included),
-/// any other object spread once into an array (`spread` of `scan.js`), so that the walk's indices
+/// any other object spread once into an array (index.js's `spread`), so that the walk's indices
 /// and Rust's reads name the same events.
 fn spread_unless_array<'env>(env: &'env Env, events: Unknown<'env>) -> JsResult<Unknown<'env>> {
   if !events.is_object() || events.is_array().unwrap_or(false) {
@@ -204,7 +204,7 @@ fn holds_seq(env: &Env, surface: Unknown, seq: f64) -> bool {
   .unwrap_or(true)
 }
 
-/// The walk and the spread of the package's `scan.js`, handed over at apply and kept once per JS
+/// The walk and the spread of index.js, handed over at apply and kept once per JS
 /// environment (Node-API instance data), so V8 optimizes the walk once for every plugin instance
 /// and session of the process.
 struct Scanner {
@@ -212,7 +212,7 @@ struct Scanner {
   newest_candidate: Held,
 }
 
-/// Keeps `scan` (`{ spread, newestCandidate }`, the package's `scan.js`) for this JS environment,
+/// Keeps `scan` (index.js's `{ spread, newestCandidate }`) for this JS environment,
 /// unless one is kept already; fails when it does not hold the two functions.
 pub fn use_scan(env: &Env, scan: Unknown) -> JsResult<()> {
   let function = |key| -> JsResult<Held> {
@@ -220,7 +220,7 @@ pub fn use_scan(env: &Env, scan: Unknown) -> JsResult<()> {
     match f.as_function() {
       Some(_) => Held::new(env, f),
       None => Err(Failure::new(
-        "tmux-context: apply(ctx, config, scan) needs the functions of scan.js",
+        "tmux-context: apply(ctx, config, scan) needs index.js's walk ({ spread, newestCandidate })",
       )),
     }
   };
@@ -236,7 +236,7 @@ pub fn use_scan(env: &Env, scan: Unknown) -> JsResult<()> {
 
 fn scanner(env: &Env) -> JsResult<&'static Scanner> {
   per_env(env, || {
-    Err(Failure::new("tmux-context: no scan.js was handed over at apply"))
+    Err(Failure::new("tmux-context: no walk was handed over at apply"))
   })
 }
 
