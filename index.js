@@ -162,10 +162,12 @@ function loadNative() {
 // module of its own (a second ESM module costs a fresh process about 0.4 ms to import), and needs no
 // code compiled from strings. It only finds candidates; the native build decides what one holds.
 
-/** `[...events]` for an iterable without `length` (a `Set`, a generator), as the JS package reads it. */
+/** `[...events]` for a log that is not an array (a `Set`, a generator, a string), as the JS package reads it. */
 function spread(events) {
-  if (typeof events[Symbol.iterator] !== 'function') throw new TypeError('agent.session.events is not iterable')
-  return [...events]
+  const iterator = events[Symbol.iterator]
+  if (typeof iterator !== 'function') throw new TypeError('agent.session.events is not iterable')
+  // The iterator read once, as the spread itself reads it.
+  return [...{ [Symbol.iterator]: () => iterator.call(events) }]
 }
 
 const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function'

@@ -124,6 +124,14 @@ describe('the walk over the log', () => {
     for (const impl of impls) {
       expect(await leftAlone(impl, { session: { events: new Set(logOf(3, [[2, 'here']], impl)) } }, 1)).toBe(true)
       expect(await leftAlone(impl, { session: { events: new Set(logOf(3, [[2, 'elsewhere']], impl)) } }, 1)).toBe(false)
+      // A string is iterable: its characters are events, none of them a reading.
+      expect(await leftAlone(impl, { session: { events: 'abc' } }, 1)).toBe(false)
+      expect(await leftAlone(impl, { session: { events: '' } }, 1)).toBe(false)
+      // The iterator is read once, as `[...events]` reads it (a getter that gives it only once).
+      const once = logOf(3, [[2, 'here']], impl)
+      let reads = 0
+      const log = { get [Symbol.iterator]() { return reads++ === 0 ? () => once[Symbol.iterator]() : undefined } }
+      expect(await leftAlone(impl, { session: { events: log } }, 1)).toBe(true)
       // `[...{}]` throws: the JS package's step fails there; ours passes through with a warning.
       const failed = await preStep(impl.ctx, { session: { events: {} } }).then(
         (out) => Object.is(out.decision, out.base),

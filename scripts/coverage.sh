@@ -37,7 +37,8 @@ cargo build --lib --quiet
 node=dsh-tmux-context.linux-x64-gnu.node
 cp "$CARGO_LLVM_COV_TARGET_DIR/debug/libdsh_tmux_context.so" "$node"
 cp "$node" "npm/linux-x64-gnu/$node"
-restore() { unset RUSTC_WRAPPER LLVM_PROFILE_FILE; node scripts/targets.mjs --host >/dev/null && bash scripts/pack.sh >/dev/null; }
+# The release build's own steps may still load the instrumented binary: their counts go to $out too.
+restore() { unset RUSTC_WRAPPER; export LLVM_PROFILE_FILE=$out/restore-%p.profraw; node scripts/targets.mjs --host >/dev/null && bash scripts/pack.sh >/dev/null; }
 trap restore EXIT
 bash scripts/pack.sh >/dev/null
 

@@ -2,7 +2,7 @@
 # Installs and builds everything the tests, the demo and the benchmark need, from a fresh clone:
 # npm packages (root and e2e/, each only when its lockfile is newer than its install), the tools
 # that build and check the platform binaries, the binaries themselves (release profile, with
-# @napi-rs/cli): this machine's platform, or with --all-targets (npm test) all six, the packed
+# @napi-rs/cli): this machine's platform, or with --all-targets (npm test) all eleven native targets, the packed
 # tarballs, and the dsh CLI the e2e runs (e2e/node_modules).
 set -euo pipefail
 cd "$(dirname "$0")/.."

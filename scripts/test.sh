@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The whole test command (`npm test`): install and build (the six platform binaries too), then
+# The whole test command (`npm test`): install and build (the other platforms' binaries too), then
 #   1. cargo fmt --check and cargo clippy (warnings are errors), then cargo test: unit and
 #      property tests of the pure core;
 #   2. vitest: contract, differential, compaction, robustness, real-tmux, packaging, platforms and
 #      end-to-end suites (the platforms suite finds the tools install.sh installs through
 #      scripts/tools-env.sh);
-#   3. the contract, differential and compaction suites against the WebAssembly build;
+#   3. the contract, differential, compaction and generations suites against the WebAssembly build;
 #   4. the coverage floors (scripts/coverage.sh --gate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +28,7 @@ cargo test --lib
 mkdir -p .tmp
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest.json || status=$?
-# 3. The contract, differential and compaction suites once more, against the WebAssembly build as a
+# 3. The contract, differential, compaction and generations suites once more, against the WebAssembly build as a
 #    user installs it (the main tarball and the wasm32-wasi one, no native binary in reach), and
 #    NAPI_RS_FORCE_WASI=error so nothing else can load.
 wasm=$(bash scripts/wasm-consumer.sh)

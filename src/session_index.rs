@@ -148,11 +148,11 @@ fn on_surface(
   (newest, Some(seen), generation)
 }
 
-/// The log as the JS package reads it, `[...events]`: an array as it is (a Proxy of one included),
-/// any other object spread once into an array (index.js's `spread`), so that the walk's indices
-/// and Rust's reads name the same events.
+/// The log as the JS package reads it, `[...events]`: an array as it is, any other value (a Proxy,
+/// a `Set`, a string) spread once into an array (index.js's `spread`, which throws JS's error for
+/// what is not iterable), so that the walk's indices and Rust's reads name the same events.
 fn spread_unless_array<'env>(env: &'env Env, events: Unknown<'env>) -> JsResult<Unknown<'env>> {
-  if !events.is_object() || events.is_array().unwrap_or(false) {
+  if events.is_array().unwrap_or(false) {
     return Ok(events);
   }
   scanner(env)?
