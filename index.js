@@ -206,9 +206,68 @@ function newestCandidate(events, from, to, plugin) {
   return -1
 }
 
-/** What the native `apply` takes as its `scan`. */
-const scan = Object.freeze({ spread, newestCandidate })
 // ---- end of the walk ----
+
+// ---- the listener's start, handed to the native apply ----
+
+/** `payload[key]`, or `undefined` where reading it throws (`null` payloads included). */
+function fieldOf(payload, key) {
+  try {
+    return payload[key]
+  } catch {
+    return undefined
+  }
+}
+
+/** `String(payload.turn)`; `''` where reading or converting it throws. */
+function turnOf(payload) {
+  let turn
+  try {
+    turn = payload.turn
+  } catch {
+    return ''
+  }
+  try {
+    return String(turn)
+  } catch {
+    return ''
+  }
+}
+
+/** `agent.session.surface.replaceGeneration` when the surface is an object and it a finite number. */
+function generationOf(agent) {
+  try {
+    const surface = agent.session.surface
+    if (!isObject(surface)) return undefined
+    const generation = surface.replaceGeneration
+    return typeof generation === 'number' && Number.isFinite(generation) ? generation : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The `agent/pre-step` listener, bound by the native `apply` to its `afterNext` and `ctx`: the
+ * payload's `agent`, `step`, `signal` and `turn` are read first, as the JS package's
+ * `async ({ agent, turn, step, signal }, next)` reads them (a read that throws counts as missing),
+ * and on a step after the first the surface's replace generation (a compaction inside `next()`
+ * changes it); then `await next()` (its throw or rejection is the step's), and the native build
+ * takes it from there. `ctx` rides along so that a waiting step holds its context, as the JS
+ * package's closure does.
+ */
+async function preStep(afterNext, ctx, payload, next) {
+  const agent = fieldOf(payload, 'agent')
+  const firstStep = fieldOf(payload, 'step') === 1
+  const generation = isObject(agent) && !firstStep ? generationOf(agent) : undefined
+  const signal = fieldOf(payload, 'signal')
+  const turn = turnOf(payload)
+  const decision = await next()
+  return afterNext(decision, agent, signal, turn, firstStep, generation, ctx)
+}
+// ---- end of the listener's start ----
+
+/** What the native `apply` takes as its `helpers`. */
+const helpers = Object.freeze({ spread, newestCandidate, preStep })
 
 const native = loadNative()
 
@@ -269,7 +328,7 @@ export function apply(ctx, config) {
     ctx.logger?.warn?.(native.unavailable)
     return
   }
-  native.apply(ctx, checked, scan)
+  native.apply(ctx, checked, helpers)
   try {
     if (debugMayShow(ctx)) ctx.logger?.debug?.(loaded())
   } catch {

@@ -41,7 +41,7 @@ describe('module surface', () => {
     expect(typeof native.apply).toBe('function')
   })
 
-  it('index.d.ts declares the generated binding.d.ts’s apply, less the walk that index.js hands over', () => {
+  it('index.d.ts declares the generated binding.d.ts’s apply, less the helpers that index.js hands over', () => {
     const declared = (file) =>
       Object.fromEntries(
         [...readFileSync(new URL(`../${file}`, import.meta.url), 'utf8').matchAll(/export declare function (\w+)\(([^)]*)\): ([^;\n]+)/g)].map(([, f, params, returns]) => [
@@ -51,13 +51,13 @@ describe('module surface', () => {
       )
     const generated = declared('binding.d.ts')
     expect(Object.keys(generated)).toEqual(['apply'])
-    // The binding's apply takes the walk over the log last; index.js hands it over.
-    expect(generated.apply).toEqual({ params: ['ctx', 'config', 'scan'], returns: 'void' })
+    // The binding's apply takes index.js's helpers (the walk over the log, the listener's start) last.
+    expect(generated.apply).toEqual({ params: ['ctx', 'config', 'helpers'], returns: 'void' })
     expect(declared('index.d.ts').apply).toEqual({ params: ['ctx', 'config'], returns: 'void' })
     expect(readFileSync(new URL('../binding.d.ts', import.meta.url), 'utf8')).toMatch(/export declare const VERSION: string/)
   })
 
-  it('apply on a context that is not an object throws, as the JS package’s does; the binding wants index.js’s walk', () => {
+  it('apply on a context that is not an object throws, as the JS package’s does; the binding wants index.js’s helpers', () => {
     for (const [, plugin] of implementations) expect(() => plugin.apply(null, {})).toThrow()
     // A null config throws what the JS package's `config.refreshIntervalMs` throws.
     const thrown = (plugin) => {
@@ -71,7 +71,9 @@ describe('module surface', () => {
     expect(thrown(native)).toMatch(/^TypeError: /)
     if (process.env.TMUX_CONTEXT_PACKAGE) return
     const binding = createRequire(import.meta.url)('../binding.cjs')
-    expect(() => binding.apply({ on() {} }, {}, {})).toThrow("tmux-context: apply(ctx, config, scan) needs index.js's walk ({ spread, newestCandidate })")
+    const wanted = "tmux-context: apply(ctx, config, helpers) needs index.js's functions ({ spread, newestCandidate, preStep })"
+    expect(() => binding.apply({ on() {} }, {}, {})).toThrow(wanted)
+    expect(() => binding.apply({ on() {} }, {}, { spread() {}, newestCandidate() {} })).toThrow(wanted)
     expect(() => binding.apply(7, {}, {})).toThrow('tmux-context: the context is not an object')
   })
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { agentEvents } from '@deepseek-ai/dsh-agent'
-import { implementations, isPassThrough, line, mount, native, preStep, readings, runResult } from './harness.mjs'
+import { implementations, isPassThrough, line, mount, native, preStep, readings, reference, runResult } from './harness.mjs'
 
 afterEach(() => vi.restoreAllMocks())
 
@@ -180,6 +180,26 @@ describe('beyond the JS package: values JS would throw on, and timers of another
 })
 
 describe('payloads and decisions', () => {
+  it('payload fields whose reads throw count as missing, and a turn String() cannot convert reads as "": the step passes (the JS package throws)', async () => {
+    let listener
+    const warnings = []
+    const ctx = { on: (_event, fn) => (listener = fn), get: () => undefined, logger: { warn: (m) => warnings.push(m), debug() {} } }
+    native.apply(ctx, {})
+    const decision = { kind: 'enter', messages: [] }
+    const next = () => Promise.resolve(decision)
+    const throwing = Object.fromEntries(['agent', 'step', 'signal', 'turn'].map((key) => [key, { get: () => { throw new Error(key) }, enumerable: true }]))
+    await expect(listener(Object.defineProperties({}, throwing), next)).resolves.toBe(decision)
+    await expect(listener(null, next)).resolves.toBe(decision)
+    const turn = { toString: () => { throw new Error('turn') } }
+    await expect(listener({ step: 1, signal: new AbortController().signal, turn, agent: agentOver({ events: [] }) }, next)).resolves.toBe(decision)
+    // No abort signal: one warning, the contract's listener failure; no executor: no warning.
+    expect(warnings).toEqual(Array(2).fill('tmux-context: pre-step failed: pre-step payload has no abort signal; passing the step through unchanged'))
+    // The JS package's destructuring throws on the first.
+    let jsListener
+    reference.apply({ ...ctx, on: (_event, fn) => (jsListener = fn) }, {})
+    await expect(jsListener(Object.defineProperties({}, throwing), next)).rejects.toThrow('agent')
+  })
+
   it.each([
     ['a primitive signal', 'x', ['reading:1']],
     ['{ aborted: 1 }', { aborted: 1 }, ['pass']],

@@ -4,10 +4,9 @@
 
 use std::cell::{OnceCell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::rc::Rc;
 use std::time::Instant;
 
-use napi::bindgen_prelude::{Env, JsObjectValue, Object, ToNapiValue, Unknown};
+use napi::bindgen_prelude::{Env, Object, ToNapiValue, Unknown};
 use napi::JsValue;
 
 use crate::backoff::Backoff;
@@ -37,9 +36,6 @@ pub struct Plugin {
   /// `ctx.get` (a function bound to the context's reflect service), read once: reading it through
   /// the context proxy each turn costs an accessor call and an `Error` with its stack.
   ctx_get: RefCell<Option<Weak>>,
-  /// An object that owns this plugin (`napi_wrap`), which a step's continuation is bound to, so a
-  /// step keeps its plugin while it waits; held weakly here and made again once collected.
-  handle: RefCell<Option<Weak>>,
 }
 
 impl Plugin {
@@ -53,28 +49,7 @@ impl Plugin {
       last_reason: RefCell::new(None),
       warned_once: RefCell::default(),
       ctx_get: RefCell::new(None),
-      handle: RefCell::new(None),
     })
-  }
-
-  /// The object that owns this plugin: the one made last while it lives, else a new one.
-  pub fn handle<'env>(self: &Rc<Plugin>, env: &'env Env) -> JsResult<Unknown<'env>> {
-    if let Some(handle) = self.handle.borrow().as_ref().and_then(|h| h.get(env)) {
-      return Ok(handle.to_unknown());
-    }
-    let mut handle = Object::new(env).caught(env)?;
-    handle.wrap(Rc::clone(self), None).caught(env)?;
-    *self.handle.borrow_mut() = Some(Weak::new(env, handle)?);
-    Ok(handle.to_unknown())
-  }
-
-  /// The plugin a handle owns ([`Plugin::handle`]).
-  pub fn of_handle(handle: Unknown) -> Option<Rc<Plugin>> {
-    handle
-      .as_object()?
-      .unwrap::<Rc<Plugin>>()
-      .ok()
-      .map(|plugin| Rc::clone(plugin))
   }
 
   /// `ctx.logger.warn(message)`; a logger that throws is ignored.
@@ -163,7 +138,7 @@ impl Plugin {
 
   /// At apply, what the first step would make otherwise (`ctx.get`, the request parts), so that a
   /// resumed session's first turn does not wait for it; what fails here is met again, and told, at
-  /// that step. (Not the handle: it is held weakly, so one made now may be gone by then.)
+  /// that step.
   pub fn prepare(&self, env: &Env) {
     let _ = self.request_parts(env);
     let _ = self.context(env).and_then(|ctx| self.ctx_get(env, ctx));

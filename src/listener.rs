@@ -1,36 +1,25 @@
-//! The `agent/pre-step` listener, step by step as the contract lists them: `await next()` first,
-//! then, on the first step of a turn that was not rejected or aborted, find the newest reading
-//! the model still sees, hold back within the refresh interval, and query tmux ([`crate::query`]).
-//! On a later step, only a compaction inside `next()` that shadowed the newest reading brings a
-//! reading. The step's promise is `next()`'s continued by a function bound to the plugin's handle
-//! and the payload fields: nothing of a step is kept on the Rust side, so a step whose `next()`
-//! never settles holds nothing of ours once its promises are garbage.
+//! The `agent/pre-step` listener after `await next()`, step by step as the contract lists them:
+//! index.js's `preStep` reads the payload and awaits `next()`, then calls [`after_next_call`];
+//! on the first step of a turn that was not rejected or aborted, find the newest reading the model
+//! still sees, hold back within the refresh interval, and query tmux ([`crate::query`]). On a
+//! later step, only a compaction inside `next()` that shadowed the newest reading brings a reading.
+//! Nothing of a step is kept on the Rust side: a step whose `next()` never settles holds nothing of
+//! ours once its promises are garbage.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
-use napi::bindgen_prelude::{Env, FunctionCallContext, JsObjectValue, Result as NapiResult, ToNapiValue, Unknown};
-use napi::JsValue;
+use napi::bindgen_prelude::{Env, FunctionCallContext, JsObjectValue, Unknown};
 
 use crate::diagnostics::Reason;
 use crate::host::{contain, Outcome, Plugin};
-use crate::napi_ext::{
-  argument, take_exception, thrown_as_value, undefined, Args, Caught, Deferred, Failure, Held, JsResult, Returned,
-  UnknownExt,
-};
+use crate::napi_ext::{argument, Caught, Failure, Held, JsResult, UnknownExt};
 use crate::query::{query, PreviousReading};
 use crate::refresh::within_refresh_interval;
 use crate::session_index::{newest_reading, previous_reading, replace_generation, seen_generation};
 use crate::surface::surface_moved;
-use crate::waiting;
 
-/// `v === undefined || v === null`.
-fn is_nullish(v: &Unknown) -> bool {
-  matches!(v.get_type(), Ok(napi::ValueType::Undefined | napi::ValueType::Null))
-}
-
-/// The payload fields the listener reads before calling `next()`, as the JS listener destructures
-/// `{ agent, turn, step, signal }`. They travel to the continuation as its bound arguments.
+/// The payload fields, as index.js's `preStep` read them before `next()` (as the JS listener
+/// destructures `{ agent, turn, step, signal }`).
 pub struct PreStep<'env> {
   agent: Option<Unknown<'env>>,
   signal: Option<Unknown<'env>>,
@@ -42,62 +31,17 @@ pub struct PreStep<'env> {
 }
 
 impl<'env> PreStep<'env> {
-  /// How many arguments [`PreStep::bound_args`] gives.
-  pub const BOUND_ARGS: usize = 5;
-
-  fn empty() -> PreStep<'env> {
-    PreStep {
-      agent: None,
-      signal: None,
-      turn: String::new(),
-      first_step: false,
-      generation: None,
-    }
-  }
-
-  fn read(env: &'env Env, payload: Unknown<'env>) -> PreStep<'env> {
-    let field = |key| payload.get_loose(env, key).ok();
-    let agent = field(c"agent").filter(|v| v.is_object());
-    let first_step = field(c"step").and_then(|s| s.as_number()) == Some(1.0);
-    PreStep {
-      generation: agent
-        .filter(|_| !first_step)
-        .and_then(|agent| replace_generation(env, agent)),
-      agent,
-      signal: field(c"signal").filter(|v| !is_nullish(v)),
-      turn: field(c"turn")
-        .and_then(|t| t.to_js_string(env).ok())
-        .unwrap_or_default(),
-      first_step,
-    }
-  }
-
-  /// `[agent, signal, turn, firstStep, generation]`, `undefined` for what is missing.
-  pub fn bound_args(&self, env: &'env Env) -> JsResult<Vec<Unknown<'env>>> {
-    let or_undefined = |v: Option<Unknown<'env>>| -> JsResult<Unknown<'env>> {
-      match v {
-        Some(v) => Ok(v),
-        None => Ok(undefined(env)),
-      }
-    };
-    Ok(vec![
-      or_undefined(self.agent)?,
-      or_undefined(self.signal)?,
-      self.turn.as_str().into_unknown(env).caught(env)?,
-      self.first_step.into_unknown(env).caught(env)?,
-      match self.generation {
-        Some(g) => g.into_unknown(env).caught(env)?,
-        None => undefined(env),
-      },
-    ])
-  }
-
-  /// The fields back from a continuation's bound arguments, from argument `at` on.
-  pub fn from_bound(cx: &'env FunctionCallContext<'_>, at: usize) -> PreStep<'env> {
+  /// The fields from a call's arguments `[agent, signal, turn, firstStep, generation]`, from `at` on.
+  fn of_arguments(cx: &'env FunctionCallContext<'_>, at: usize) -> PreStep<'env> {
     let env: &'env Env = cx.env;
+    let signal = argument(cx, at + 1);
     PreStep {
       agent: Some(argument(cx, at)).filter(|v| v.is_object()),
-      signal: Some(argument(cx, at + 1)).filter(|v| !is_nullish(v)),
+      signal: (!matches!(
+        signal.get_type(),
+        Ok(napi::ValueType::Undefined | napi::ValueType::Null)
+      ))
+      .then_some(signal),
       turn: argument(cx, at + 2).as_string().unwrap_or_default(),
       first_step: argument(cx, at + 3).truthy(env),
       generation: argument(cx, at + 4).as_number(),
@@ -105,63 +49,17 @@ impl<'env> PreStep<'env> {
   }
 }
 
-/// The listener `(payload, next)`: calls `next()` and returns a promise of the step's decision.
-/// `next()` throwing rejects that promise with the same error, as `await next()` in an async
-/// listener would.
-pub fn pre_step<'env>(
-  env: &'env Env,
-  plugin: &Rc<Plugin>,
-  payload: Unknown<'env>,
-  next: Unknown<'env>,
-) -> JsResult<Unknown<'env>> {
-  let pre = catch_unwind(AssertUnwindSafe(|| PreStep::read(env, payload))).unwrap_or_else(|_| PreStep::empty());
-  let undefined = undefined(env);
-  let called = match next.as_function() {
-    Some(next) => thrown_as_value(env, next.apply(undefined, Args(vec![]))),
-    None => Err(take_exception(env).unwrap_or(undefined)),
-  };
-  let (value, fulfilled) = match called {
-    Ok(pending) => match await_next(env, plugin, pending, &pre) {
-      Ok(continued) => return Ok(continued),
-      // Waiting failed: settle with what next() gave, as `await` would have (a rejection stays one).
-      Err(_) => (pending, true),
-    },
-    Err(thrown) => (thrown, false),
-  };
-  let (deferred, promise) = Deferred::new(env)?;
-  deferred.settle(env, value, fulfilled)?;
-  Ok(promise.to_unknown())
-}
-
-/// The step's promise: `next()`'s, continued by [`continue_after_next`] bound to the plugin's
-/// handle (an object that owns the plugin, [`Plugin::handle`]), its context and the payload
-/// fields; a rejection passes through as it is, as `await next()` rethrows.
-fn await_next<'env>(
-  env: &'env Env,
-  plugin: &Rc<Plugin>,
-  pending: Unknown<'env>,
-  pre: &PreStep<'env>,
-) -> JsResult<Unknown<'env>> {
-  let mut args = vec![plugin.handle(env)?, plugin.context(env)?];
-  args.extend(pre.bound_args(env)?);
-  let continuation = waiting::shared(env, "tmuxContextAfterNext", continue_after_next)?;
-  let continued = waiting::bind(env, continuation, args)?;
-  waiting::then(env, pending, vec![continued])
-}
-
-/// `(pluginHandle, ctx, ...payload fields, decision) => decision'`: `next()` resolved with
-/// `decision`, contract steps 2 to 8 ([`after_next`]). Returns what the step's promise resolves
-/// with: the decision itself, a new one, or the promise of a query's.
-fn continue_after_next(cx: &FunctionCallContext) -> NapiResult<Returned> {
-  let env = &*cx.env;
-  let decision = argument(cx, 2 + PreStep::BOUND_ARGS);
-  let Some(plugin) = Plugin::of_handle(argument(cx, 0)) else {
-    return Ok(Returned::of(decision));
-  };
-  Ok(Returned::of(contain(env, &plugin, decision, |_| {
-    let pre = PreStep::from_bound(cx, 2);
-    after_next(env, &plugin, &pre, decision)
-  })))
+/// `afterNext(decision, agent, signal, turn, firstStep, generation, ctx)`, which index.js's
+/// `preStep` calls once `next()` resolved with `decision` (`ctx` only rides along: the step holds
+/// its context while it waits, as the JS listener's closure does): contract steps 2 to 8
+/// ([`after_next`]). Returns the decision itself, a new one, or the promise of a query's.
+pub fn after_next_call<'env>(cx: &'env FunctionCallContext<'_>, plugin: &Rc<Plugin>) -> Unknown<'env> {
+  let env: &'env Env = cx.env;
+  let decision = argument(cx, 0);
+  contain(env, plugin, decision, |_| {
+    let pre = PreStep::of_arguments(cx, 1);
+    after_next(env, plugin, &pre, decision)
+  })
 }
 
 /// Contract steps 2 to 6, once `next()` has resolved with `decision`. When a query starts, the

@@ -212,6 +212,10 @@ struct Scanner {
   newest_candidate: Held,
 }
 
+/// Why `apply` refuses its `helpers`: they are not index.js's.
+pub const HELPERS_WANTED: &str =
+  "tmux-context: apply(ctx, config, helpers) needs index.js's functions ({ spread, newestCandidate, preStep })";
+
 /// Keeps `scan` (index.js's `{ spread, newestCandidate }`) for this JS environment,
 /// unless one is kept already; fails when it does not hold the two functions.
 pub fn use_scan(env: &Env, scan: Unknown) -> JsResult<()> {
@@ -219,9 +223,7 @@ pub fn use_scan(env: &Env, scan: Unknown) -> JsResult<()> {
     let f = scan.get_loose(env, key)?;
     match f.as_function() {
       Some(_) => Held::new(env, f),
-      None => Err(Failure::new(
-        "tmux-context: apply(ctx, config, scan) needs index.js's walk ({ spread, newestCandidate })",
-      )),
+      None => Err(Failure::new(HELPERS_WANTED)),
     }
   };
   let (spread, newest_candidate) = (function(c"spread")?, function(c"newestCandidate")?);
@@ -235,9 +237,7 @@ pub fn use_scan(env: &Env, scan: Unknown) -> JsResult<()> {
 }
 
 fn scanner(env: &Env) -> JsResult<&'static Scanner> {
-  per_env(env, || {
-    Err(Failure::new("tmux-context: no walk was handed over at apply"))
-  })
+  per_env(env, || Err(Failure::new(HELPERS_WANTED)))
 }
 
 /// Reads events `from..len` newest first and stops at the first reading of this plugin: the JS

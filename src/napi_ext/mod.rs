@@ -341,11 +341,3 @@ pub fn array_of<'env>(env: &'env Env, items: &[Unknown]) -> JsResult<Object<'env
 pub fn undefined(env: &Env) -> Unknown<'_> {
   ().into_unknown(env).expect("undefined")
 }
-
-/// A call's result, with a thrown value kept as the value itself (to reject a promise with).
-pub fn thrown_as_value<'env>(
-  env: &'env Env,
-  result: NapiResult<Unknown<'env>>,
-) -> Result<Unknown<'env>, Unknown<'env>> {
-  result.map_err(|_| take_exception(env).unwrap_or_else(|| undefined(env)))
-}

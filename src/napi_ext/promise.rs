@@ -24,26 +24,15 @@ impl Deferred {
     Ok((Deferred(deferred), Object::from_raw(env.raw(), promise)))
   }
 
-  /// Resolves (`fulfilled`) or rejects the promise with `value`; consumes the deferred, which
-  /// Node-API frees on settling.
-  pub fn settle(self, env: &Env, value: Unknown, fulfilled: bool) -> JsResult<()> {
+  /// Resolves the promise with `value`; consumes the deferred, which Node-API frees on settling.
+  pub fn resolve(self, env: &Env, value: Unknown) -> JsResult<()> {
     // SAFETY: `self.0` is a deferred from `napi_create_promise` on this env, settled once: `self`
     // is consumed here and deferreds are never copied.
-    let status = unsafe {
-      if fulfilled {
-        sys::napi_resolve_deferred(env.raw(), self.0, value.raw())
-      } else {
-        sys::napi_reject_deferred(env.raw(), self.0, value.raw())
-      }
-    };
+    let status = unsafe { sys::napi_resolve_deferred(env.raw(), self.0, value.raw()) };
     if status != sys::Status::napi_ok {
       take_exception(env);
       return Err(Failure(format!("cannot settle a promise (N-API status {status})")));
     }
     Ok(())
-  }
-
-  pub fn resolve(self, env: &Env, value: Unknown) -> JsResult<()> {
-    self.settle(env, value, true)
   }
 }
