@@ -210,23 +210,21 @@ function newestCandidate(events, from, to, plugin) {
 
 // ---- the listener's start, handed to the native apply ----
 
-/** `payload[key]`, or `undefined` where reading it throws (`null` payloads included). */
-function fieldOf(payload, key) {
+/** What `fieldOf` gives for `turn` where reading it throws. */
+const UNREADABLE = Symbol('unreadable')
+
+/** `payload[key]`, or `otherwise` where reading it throws (`null` payloads included). */
+function fieldOf(payload, key, otherwise = undefined) {
   try {
     return payload[key]
   } catch {
-    return undefined
+    return otherwise
   }
 }
 
-/** `String(payload.turn)`; `''` where reading or converting it throws. */
-function turnOf(payload) {
-  let turn
-  try {
-    turn = payload.turn
-  } catch {
-    return ''
-  }
+/** `String(turn)`; `''` where the turn could not be read or converted. */
+function turnText(turn) {
+  if (turn === UNREADABLE) return ''
   try {
     return String(turn)
   } catch {
@@ -248,21 +246,21 @@ function generationOf(agent) {
 
 /**
  * The `agent/pre-step` listener, bound by the native `apply` to its `afterNext` and `ctx`: the
- * payload's `agent`, `step`, `signal` and `turn` are read first, as the JS package's
+ * payload's `agent`, `turn`, `step` and `signal` are read first, in the order the JS package's
  * `async ({ agent, turn, step, signal }, next)` reads them (a read that throws counts as missing),
- * and on a step after the first the surface's replace generation (a compaction inside `next()`
+ * then, on a step after the first, the surface's replace generation (a compaction inside `next()`
  * changes it); then `await next()` (its throw or rejection is the step's), and the native build
- * takes it from there. `ctx` rides along so that a waiting step holds its context, as the JS
- * package's closure does.
+ * takes it from there, with `String(turn)`. `ctx` rides along so that a waiting step holds its
+ * context, as the JS package's closure does.
  */
 async function preStep(afterNext, ctx, payload, next) {
   const agent = fieldOf(payload, 'agent')
+  const turn = fieldOf(payload, 'turn', UNREADABLE)
   const firstStep = fieldOf(payload, 'step') === 1
-  const generation = isObject(agent) && !firstStep ? generationOf(agent) : undefined
   const signal = fieldOf(payload, 'signal')
-  const turn = turnOf(payload)
+  const generation = isObject(agent) && !firstStep ? generationOf(agent) : undefined
   const decision = await next()
-  return afterNext(decision, agent, signal, turn, firstStep, generation, ctx)
+  return afterNext(decision, agent, signal, turnText(turn), firstStep, generation, ctx)
 }
 // ---- end of the listener's start ----
 

@@ -180,6 +180,22 @@ describe('beyond the JS package: values JS would throw on, and timers of another
 })
 
 describe('payloads and decisions', () => {
+  it('reads the payload as the JS package destructures it, before next(): agent, turn, step, signal (from a break-in)', async () => {
+    const reads = {}
+    for (const [name, plugin] of implementations) {
+      let listener
+      plugin.apply({ on: (_event, fn) => (listener = fn), get: () => undefined, logger: { warn() {}, debug() {} } }, {})
+      const log = []
+      const fields = { agent: agentOver({ events: [] }), turn: 3, step: 1, signal: new AbortController().signal }
+      const payload = new Proxy(fields, { get: (target, key) => (log.push(String(key)), target[key]) })
+      const decision = { kind: 'enter', messages: [] }
+      await listener(payload, () => (log.push('next()'), Promise.resolve(decision)))
+      reads[name] = log
+    }
+    expect(reads.native).toEqual(reads.js)
+    expect(reads.native).toEqual(['agent', 'turn', 'step', 'signal', 'next()'])
+  })
+
   it('payload fields whose reads throw count as missing, and a turn String() cannot convert reads as "": the step passes (the JS package throws)', async () => {
     let listener
     const warnings = []
