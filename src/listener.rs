@@ -34,14 +34,10 @@ impl<'env> PreStep<'env> {
   /// The fields from a call's arguments `[agent, signal, turn, firstStep, generation]`, from `at` on.
   fn of_arguments(cx: &'env FunctionCallContext<'_>, at: usize) -> PreStep<'env> {
     let env: &'env Env = cx.env;
-    let signal = argument(cx, at + 1);
+    let nullish = |v: &Unknown| matches!(v.get_type(), Ok(napi::ValueType::Undefined | napi::ValueType::Null));
     PreStep {
       agent: Some(argument(cx, at)).filter(|v| v.is_object()),
-      signal: (!matches!(
-        signal.get_type(),
-        Ok(napi::ValueType::Undefined | napi::ValueType::Null)
-      ))
-      .then_some(signal),
+      signal: Some(argument(cx, at + 1)).filter(|v| !nullish(v)),
       turn: argument(cx, at + 2).as_string().unwrap_or_default(),
       first_step: argument(cx, at + 3).truthy(env),
       generation: argument(cx, at + 4).as_number(),

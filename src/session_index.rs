@@ -5,7 +5,7 @@
 //! not only appended to is read afresh. A reading counts only while the model can see it: where
 //! the session has a surface, the newest reading's seq must still be on it ([`crate::surface`]).
 
-use napi::bindgen_prelude::{Env, JsObjectValue, Object, ToNapiValue, Unknown};
+use napi::bindgen_prelude::{Env, FromNapiValue, JsObjectValue, Object, ToNapiValue, Unknown};
 use napi::JsValue;
 
 use crate::napi_ext::{per_env, take_exception, undefined, Caught, Failure, Held, JsResult, UnknownExt, Weak};
@@ -41,11 +41,7 @@ pub fn previous_reading(env: &Env, agent: Unknown) -> JsResult<Option<Previous>>
 /// [`previous_reading`], and whether it was shadowed just now.
 pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
   let session = agent.get_loose(env, c"session")?;
-  let events = spread_unless_array(env, session.get_loose(env, c"events")?)?;
-  let len = events.length(env)? as usize;
-  let events = events
-    .as_object()
-    .ok_or_else(|| Failure::new("agent.session.events is not an object"))?;
+  let (events, len) = spread_unless_array(env, session.get_loose(env, c"events")?)?;
   let mut session = session
     .as_object()
     .ok_or_else(|| Failure::new("agent.session is not an object"))?;
@@ -150,15 +146,18 @@ fn on_surface(
 
 /// The log as the JS package reads it, `[...events]`: an array as it is, any other value (a Proxy,
 /// a `Set`, a string) spread once into an array (index.js's `spread`, which throws JS's error for
-/// what is not iterable), so that the walk's indices and Rust's reads name the same events.
-fn spread_unless_array<'env>(env: &'env Env, events: Unknown<'env>) -> JsResult<Unknown<'env>> {
-  if events.is_array().unwrap_or(false) {
-    return Ok(events);
-  }
-  scanner(env)?
-    .spread
-    .get(env)?
-    .call_with(env, undefined(env), vec![events])
+/// what is not iterable), so that the walk's indices and Rust's reads name the same events; with
+/// its length.
+fn spread_unless_array<'env>(env: &'env Env, events: Unknown<'env>) -> JsResult<(Object<'env>, usize)> {
+  let events = if events.is_array().unwrap_or(false) {
+    events
+  } else {
+    let spread = scanner(env)?.spread.get(env)?;
+    spread.call_with(env, undefined(env), vec![events])?
+  };
+  // An array either way (`spread` returns one), so its length needs no property read.
+  let events = Object::from_unknown(events).caught(env)?;
+  Ok((events, events.get_array_length().caught(env)? as usize))
 }
 
 /// `agent.session.surface.replaceGeneration`: `None` when the session has no surface (harnesses
