@@ -5,8 +5,6 @@ fn main() {
   println!("cargo:rerun-if-changed=package.json");
   let manifest = std::fs::read_to_string("package.json").expect("package.json beside Cargo.toml");
   let manifest: serde_json::Value = serde_json::from_str(&manifest).expect("package.json is JSON");
-  let version = manifest["version"]
-    .as_str()
-    .expect("a \"version\" string in package.json");
+  let version = manifest["version"].as_str().expect("a \"version\" string in package.json");
   println!("cargo:rustc-env=NPM_PACKAGE_VERSION={version}");
 }

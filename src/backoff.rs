@@ -19,11 +19,7 @@ pub const BACKOFF_MAX: std::time::Duration = std::time::Duration::from_secs(600)
 
 impl<T: Copy + PartialOrd + std::ops::Add<std::time::Duration, Output = T>> Default for Backoff<T> {
   fn default() -> Self {
-    Backoff {
-      until: None,
-      next: BACKOFF_FIRST,
-      last: BACKOFF_FIRST,
-    }
+    Backoff { until: None, next: BACKOFF_FIRST, last: BACKOFF_FIRST }
   }
 }
 
@@ -67,11 +63,7 @@ mod tests {
     assert_eq!(b.timed_out(t0), Duration::from_secs(60));
     assert!(b.holds(t0 + Duration::from_secs(59)));
     assert!(!b.holds(t0 + Duration::from_secs(60)));
-    assert_eq!(
-      b.timed_out(t0),
-      Duration::from_secs(60),
-      "a query that was in flight too: the same stall"
-    );
+    assert_eq!(b.timed_out(t0), Duration::from_secs(60), "a query that was in flight too: the same stall");
     assert!(!b.holds(t0 + Duration::from_secs(60)), "and the pause is not longer");
     let t1 = t0 + Duration::from_secs(61);
     assert_eq!(b.timed_out(t1), Duration::from_secs(120));

@@ -59,19 +59,11 @@ mod tests {
   use crate::parse::tests::loc;
 
   fn answer(location: Location, automatic_rename: bool) -> Answer {
-    Answer {
-      location,
-      automatic_rename,
-      winlinks: Vec::new(),
-    }
+    Answer { location, automatic_rename, winlinks: Vec::new() }
   }
 
   fn injects(l: &Location, before: &Location, automatic_rename: bool) -> bool {
-    let prev = Previous {
-      state: render_state(before),
-      time: 0.0,
-      seq: None,
-    };
+    let prev = Previous { state: render_state(before), time: 0.0, seq: None };
     let decided = decide_injection(&answer(l.clone(), automatic_rename), Some(&prev), "3");
     matches!(decided, Injection::Inject(t) if t.starts_with("tmux location (turn 3):\n"))
   }
@@ -86,58 +78,22 @@ mod tests {
 
   #[test]
   fn sizes_alone_and_automatic_names_are_not_news() {
-    let before = Location {
-      window_layout: "9c63,160x49,0,0{80x49,0,0,3,79x49,81,0,4}".into(),
-      ..loc("s", "sh")
-    };
-    let resized = Location {
-      window_layout: "fc2d,100x29,0,0{50x29,0,0,3,49x29,51,0,4}".into(),
-      ..before.clone()
-    };
+    let before = Location { window_layout: "9c63,160x49,0,0{80x49,0,0,3,79x49,81,0,4}".into(), ..loc("s", "sh") };
+    let resized = Location { window_layout: "fc2d,100x29,0,0{50x29,0,0,3,49x29,51,0,4}".into(), ..before.clone() };
     assert!(!injects(&resized, &before, false));
-    let stacked = Location {
-      window_layout: "fc2d,100x29,0,0[100x14,0,0,3,100x14,0,15,4]".into(),
-      ..before.clone()
-    };
+    let stacked = Location { window_layout: "fc2d,100x29,0,0[100x14,0,0,3,100x14,0,15,4]".into(), ..before.clone() };
     assert!(injects(&stacked, &before, false), "a split direction changed");
-    let one_pane = Location {
-      window_layout: "b25f,80x24,0,0,3".into(),
-      ..before.clone()
-    };
+    let one_pane = Location { window_layout: "b25f,80x24,0,0,3".into(), ..before.clone() };
     assert!(injects(&one_pane, &before, false), "a sibling pane went away");
-    let renamed = Location {
-      window_name: "top".into(),
-      ..before.clone()
-    };
-    assert!(
-      !injects(&renamed, &before, true),
-      "automatic-rename named it after a command"
-    );
-    assert!(
-      injects(&renamed, &before, false),
-      "a manual rename (automatic-rename off)"
-    );
+    let renamed = Location { window_name: "top".into(), ..before.clone() };
+    assert!(!injects(&renamed, &before, true), "automatic-rename named it after a command");
+    assert!(injects(&renamed, &before, false), "a manual rename (automatic-rename off)");
     for moved in [
-      Location {
-        window_index: "2".into(),
-        ..before.clone()
-      },
-      Location {
-        pane_index: "1".into(),
-        ..before.clone()
-      },
-      Location {
-        pane_id: "%9".into(),
-        ..before.clone()
-      },
-      Location {
-        window_active: "0".into(),
-        ..before.clone()
-      },
-      Location {
-        pane_active: "0".into(),
-        ..before.clone()
-      },
+      Location { window_index: "2".into(), ..before.clone() },
+      Location { pane_index: "1".into(), ..before.clone() },
+      Location { pane_id: "%9".into(), ..before.clone() },
+      Location { window_active: "0".into(), ..before.clone() },
+      Location { pane_active: "0".into(), ..before.clone() },
     ] {
       assert!(injects(&moved, &before, true), "{moved:?}");
     }

@@ -64,13 +64,7 @@ pub struct ServerBinary {
 fn format_of(escaped: bool) -> String {
   TMUX_FIELDS
     .iter()
-    .map(|f| {
-      if escaped && QUOTED.contains(f) {
-        format!("#{{q:{f}}}")
-      } else {
-        format!("#{{{f}}}")
-      }
-    })
+    .map(|f| if escaped && QUOTED.contains(f) { format!("#{{q:{f}}}") } else { format!("#{{{f}}}") })
     .collect::<Vec<_>>()
     .join(FIELD_SEP)
 }
@@ -186,16 +180,7 @@ mod tests {
 
   #[test]
   fn command_keeps_the_contract_fragments() {
-    for c in [
-      build_command(4242, None),
-      build_command(
-        4242,
-        Some(ServerBinary {
-          pid: 77,
-          start_time: 12345,
-        }),
-      ),
-    ] {
+    for c in [build_command(4242, None), build_command(4242, Some(ServerBinary { pid: 77, start_time: 12345 }))] {
       for fragment in [
         "[ -n \"$TMUX_PANE\" ]",
         "ps -o tty= -p 4242",
@@ -211,19 +196,10 @@ mod tests {
 
   #[test]
   fn built_from_constants_and_numbers_only() {
-    let c = build_command(
-      4242,
-      Some(ServerBinary {
-        pid: 77,
-        start_time: 12345,
-      }),
-    );
+    let c = build_command(4242, Some(ServerBinary { pid: 77, start_time: 12345 }));
     assert!(c.contains("exec /proc/77/exe \"$@\""));
     assert!(c.contains("= 12345 ]"));
-    assert!(
-      !build_command(4242, None).contains("/exe"),
-      "without a checked server, tmux comes from PATH"
-    );
+    assert!(!build_command(4242, None).contains("/exe"), "without a checked server, tmux comes from PATH");
   }
 
   /// Runs the command with `sh` where `tmux` is a stand-in script, for the shell logic itself.
@@ -244,10 +220,7 @@ mod tests {
       .output()
       .unwrap();
     std::fs::remove_dir_all(&dir).ok();
-    (
-      out.status.code().unwrap_or(-1),
-      String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
   }
 
   fn rand_suffix() -> u64 {
@@ -260,11 +233,7 @@ mod tests {
     let lines = "%5\\t$3\\t0\\t1\\tview\\t$3\n%7\\t$0\\t2\\t1\\tother\\t$0\n%5\\t$0\\t1\\t0\\tmain\\ \\\"x\\\"\\t$0\n";
     let out = std::process::Command::new("/bin/sh")
       .arg("-c")
-      .arg(format!(
-        "printf '%s' '{}' | {}",
-        lines.replace('\'', "'\\''"),
-        winlink_filter()
-      ))
+      .arg(format!("printf '%s' '{}' | {}", lines.replace('\'', "'\\''"), winlink_filter()))
       .env("TMUX_PANE", "%5")
       .output()
       .unwrap();
@@ -274,10 +243,7 @@ mod tests {
     let ids: Vec<u64> = answer.winlinks.iter().map(|w| w.session_id).collect();
     assert_eq!(ids, [3, 0], "{printed}");
     let location = answer.location();
-    assert_eq!(
-      (location.session_name.as_str(), location.window_index.as_str()),
-      ("main \"x\"", "1")
-    );
+    assert_eq!((location.session_name.as_str(), location.window_index.as_str()), ("main \"x\"", "1"));
   }
 
   #[test]

@@ -21,10 +21,7 @@ impl Config {
   /// The config of checked values (`refreshIntervalMs`, `queryTimeoutMs`, in ms), the default
   /// bound where `queryTimeoutMs` is omitted.
   pub fn of_checked(refresh_interval_ms: Option<f64>, query_timeout_ms: Option<u32>) -> Config {
-    Config {
-      refresh_interval_ms,
-      query_timeout_ms: query_timeout_ms.map_or(DEFAULT_QUERY_TIMEOUT_MS, u64::from),
-    }
+    Config { refresh_interval_ms, query_timeout_ms: query_timeout_ms.map_or(DEFAULT_QUERY_TIMEOUT_MS, u64::from) }
   }
 }
 
@@ -34,20 +31,11 @@ mod tests {
 
   #[test]
   fn an_omitted_bound_is_the_default_and_the_cap_fits() {
-    assert_eq!(
-      Config::of_checked(None, None).query_timeout_ms,
-      DEFAULT_QUERY_TIMEOUT_MS
-    );
+    assert_eq!(Config::of_checked(None, None).query_timeout_ms, DEFAULT_QUERY_TIMEOUT_MS);
     assert_eq!(
       Config::of_checked(Some(0.0), Some(250)),
-      Config {
-        refresh_interval_ms: Some(0.0),
-        query_timeout_ms: 250
-      }
+      Config { refresh_interval_ms: Some(0.0), query_timeout_ms: 250 }
     );
-    assert_eq!(
-      Config::of_checked(None, Some(u32::MAX >> 1)).query_timeout_ms,
-      MAX_QUERY_TIMEOUT_MS
-    );
+    assert_eq!(Config::of_checked(None, Some(u32::MAX >> 1)).query_timeout_ms, MAX_QUERY_TIMEOUT_MS);
   }
 }

@@ -50,12 +50,7 @@ impl Reason {
   /// The reason of a finished query that gave no location: its exit status (`None`: killed by a
   /// signal) and the first line of its error output.
   pub fn of_exit(exit_code: Option<i64>, stderr: &str) -> Reason {
-    let line = stderr
-      .lines()
-      .map(str::trim)
-      .find(|l| !l.is_empty())
-      .unwrap_or("")
-      .to_string();
+    let line = stderr.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string();
     match exit_code {
       Some(EXIT_NOT_IN_TMUX) => Reason::NotInTmux,
       Some(EXIT_NO_TTY) => Reason::NoTty,
@@ -104,9 +99,7 @@ mod tests {
     assert_eq!(Reason::of_exit(Some(14), "access not allowed\n"), Reason::AccessRefused);
     let hidden = "error connecting to /tmp/tmux-1000/default (No such file or directory)";
     assert_eq!(Reason::of_exit(Some(13), hidden), Reason::CannotConnect(hidden.into()));
-    assert!(Reason::of_exit(Some(13), hidden)
-      .message()
-      .contains("the sandbox hides the tmux socket"));
+    assert!(Reason::of_exit(Some(13), hidden).message().contains("the sandbox hides the tmux socket"));
     assert_eq!(
       Reason::of_exit(Some(14), "server version is too old for client"),
       Reason::TmuxFailed("server version is too old for client".into())

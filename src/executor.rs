@@ -55,16 +55,8 @@ mod tests {
   fn run_wherever_it_is_there_else_execute() {
     use Member::*;
     assert_eq!(executor_api(Function, Absent), Some(ExecutorApi::Run));
-    assert_eq!(
-      executor_api(Function, Function),
-      Some(ExecutorApi::Run),
-      "rc.8 with an extra execute"
-    );
-    assert_eq!(
-      executor_api(Other, Function),
-      Some(ExecutorApi::Run),
-      "JS's words for a run that is not a function"
-    );
+    assert_eq!(executor_api(Function, Function), Some(ExecutorApi::Run), "rc.8 with an extra execute");
+    assert_eq!(executor_api(Other, Function), Some(ExecutorApi::Run), "JS's words for a run that is not a function");
     assert_eq!(executor_api(Absent, Function), Some(ExecutorApi::Execute));
     assert_eq!(executor_api(Absent, Other), None);
     assert_eq!(executor_api(Absent, Absent), None);

@@ -59,11 +59,7 @@ impl Plugin {
 
   /// The context, while it lives.
   pub fn context<'env>(&self, env: &'env Env) -> JsResult<Unknown<'env>> {
-    self
-      .ctx
-      .get(env)
-      .map(|ctx| ctx.to_unknown())
-      .ok_or_else(|| Failure::new("tmux-context: the context is gone"))
+    self.ctx.get(env).map(|ctx| ctx.to_unknown()).ok_or_else(|| Failure::new("tmux-context: the context is gone"))
   }
 
   /// `ctx.logger.warn(message)`, the first time only.
@@ -155,9 +151,7 @@ fn command<'env>(env: &'env Env) -> JsResult<Unknown<'env>> {
   if let Some((_, command)) = made.borrow().as_ref().filter(|(key, _)| *key == tmux) {
     return command.get(env);
   }
-  let server = tmux
-    .as_deref()
-    .and_then(|tmux| checked_server(tmux, std::path::Path::new("/proc"), own_uid()?));
+  let server = tmux.as_deref().and_then(|tmux| checked_server(tmux, std::path::Path::new("/proc"), own_uid()?));
   let command = build_command(process_id(env)?, server).into_unknown(env).caught(env)?;
   *made.borrow_mut() = Some((tmux, Held::new(env, command)?));
   Ok(command)

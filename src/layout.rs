@@ -10,11 +10,7 @@ pub fn pane_tree(layout: &str) -> Option<String> {
   if checksum.len() != 4 || !checksum.bytes().all(|b| b.is_ascii_hexdigit()) {
     return None;
   }
-  let mut parser = Parser {
-    rest: cell.as_bytes(),
-    out: String::new(),
-    depth: 0,
-  };
+  let mut parser = Parser { rest: cell.as_bytes(), out: String::new(), depth: 0 };
   parser.cell()?;
   parser.rest.is_empty().then_some(parser.out)
 }
@@ -93,10 +89,7 @@ mod tests {
   #[test]
   fn reduces_real_layouts_to_their_pane_tree() {
     assert_eq!(pane_tree("b25f,80x24,0,0,3").as_deref(), Some("%3"));
-    assert_eq!(
-      pane_tree("9c63,160x49,0,0{80x49,0,0,0,79x49,81,0,1}").as_deref(),
-      Some("{%0,%1}")
-    );
+    assert_eq!(pane_tree("9c63,160x49,0,0{80x49,0,0,0,79x49,81,0,1}").as_deref(), Some("{%0,%1}"));
     assert_eq!(
       pane_tree("fc2d,100x29,0,0{50x29,0,0,0,49x29,51,0,1}"),
       pane_tree("9c63,160x49,0,0{80x49,0,0,0,79x49,81,0,1}"),
@@ -153,12 +146,7 @@ mod tests {
   #[test]
   fn a_layout_with_a_stray_character_has_no_pane_tree() {
     assert_eq!(pane_tree("b25f,80x24,0,0,3"), pane_tree("c000,80x24,0,0,3"));
-    for broken in [
-      "b25f,80x24,0,0!3",
-      "b25f,80x24,0,0{80x24,0,0,3x",
-      "b25f,80x24,0,0[",
-      "b25f,",
-    ] {
+    for broken in ["b25f,80x24,0,0!3", "b25f,80x24,0,0{80x24,0,0,3x", "b25f,80x24,0,0[", "b25f,"] {
       assert_eq!(pane_tree(broken), None, "{broken}");
     }
   }

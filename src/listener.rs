@@ -69,9 +69,7 @@ fn after_next<'env>(
   if decision.get_loose(env, c"kind")?.string_is("reject") {
     return Ok(Outcome::Pass);
   }
-  let signal = pre
-    .signal
-    .ok_or_else(|| Failure::new("pre-step payload has no abort signal"))?;
+  let signal = pre.signal.ok_or_else(|| Failure::new("pre-step payload has no abort signal"))?;
   if signal.get_loose(env, c"aborted")?.truthy(env) {
     return Ok(Outcome::Pass);
   }
@@ -119,24 +117,12 @@ fn after_a_replacement<'env>(
   let Some(agent) = pre.agent else {
     return Ok(Outcome::Pass);
   };
-  let moved = surface_moved(
-    pre.generation,
-    seen_generation(env, agent),
-    replace_generation(env, agent),
-  );
+  let moved = surface_moved(pre.generation, seen_generation(env, agent), replace_generation(env, agent));
   if !moved || !newest_reading(env, agent)?.newly_shadowed {
     return Ok(Outcome::Pass);
   }
   let Some(shell) = plugin.executor(env)? else {
     return Ok(Outcome::Pass);
   };
-  query(
-    env,
-    plugin,
-    pre.signal,
-    &pre.turn,
-    shell,
-    decision,
-    PreviousReading::Known(None),
-  )
+  query(env, plugin, pre.signal, &pre.turn, shell, decision, PreviousReading::Known(None))
 }

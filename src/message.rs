@@ -27,21 +27,13 @@ pub fn enter_with_reading<'env>(
   if count > MAX_MESSAGES {
     return Err(Failure(format!("decision.messages holds {count} entries")));
   }
-  let messages = messages
-    .as_object()
-    .ok_or_else(|| Failure::new("decision.messages is not iterable"))?;
+  let messages = messages.as_object().ok_or_else(|| Failure::new("decision.messages is not iterable"))?;
   let mut all = Vec::with_capacity(count as usize + 1);
   all.push(reading_message(env, text, own_kind)?.to_unknown());
   for index in 0..count {
     all.push(messages.get_element::<Unknown>(index).caught(env)?);
   }
-  object_of(
-    env,
-    &[
-      (c"kind", "enter".into_unknown(env).caught(env)?),
-      (c"messages", array_of(env, &all)?.to_unknown()),
-    ],
-  )
+  object_of(env, &[(c"kind", "enter".into_unknown(env).caught(env)?), (c"messages", array_of(env, &all)?.to_unknown())])
 }
 
 /// The user message of a reading: `{ content: [{ type: 'text', text }], source: { kind: 'plugin',
@@ -55,10 +47,7 @@ pub fn reading_message<'env>(env: &'env Env, text: &str, own_kind: bool) -> JsRe
   };
   let text = text.into_unknown(env).caught(env)?;
   let plugin = PLUGIN_NAME.into_unknown(env).caught(env)?;
-  let block = frozen(object_of(
-    env,
-    &[(c"type", "text".into_unknown(env).caught(env)?), (c"text", text)],
-  )?)?;
+  let block = frozen(object_of(env, &[(c"type", "text".into_unknown(env).caught(env)?), (c"text", text)])?)?;
   let content = frozen(array_of(env, &[block])?)?;
   let section = frozen(object_of(env, &[(c"name", plugin), (c"text", text)])?)?;
   let sections = frozen(array_of(env, &[section])?)?;
@@ -79,12 +68,7 @@ pub fn reading_message<'env>(env: &'env Env, text: &str, own_kind: bool) -> JsRe
   let id = (uuid::Uuid::new_v4().to_string()).into_unknown(env).caught(env)?;
   let mut message = object_of(
     env,
-    &[
-      (c"content", content),
-      (c"source", source),
-      (c"role", "user".into_unknown(env).caught(env)?),
-      (c"id", id),
-    ],
+    &[(c"content", content), (c"source", source), (c"role", "user".into_unknown(env).caught(env)?), (c"id", id)],
   )?;
   message.freeze().caught(env)?;
   Ok(message)

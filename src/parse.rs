@@ -128,12 +128,7 @@ fn parse_winlink(line: &str) -> Option<Winlink> {
     return None;
   }
   let session_id = id.strip_prefix('$')?.parse().ok()?;
-  (after.is_empty()).then_some(Winlink {
-    session_id,
-    session_name,
-    window_index,
-    window_active,
-  })
+  (after.is_empty()).then_some(Winlink { session_id, session_name, window_index, window_active })
 }
 
 /// Parses the executor's stdout. Our own command's output (it starts with the marker) is read as
@@ -142,31 +137,16 @@ fn parse_winlink(line: &str) -> Option<Winlink> {
 /// location is then the one tmux printed). Any other output is read exactly as the JS package
 /// reads it: its first line split on `\t`, exactly 8 parts, non-empty pane id.
 pub fn parse_output(stdout: &str) -> Option<Answer> {
-  let Some(record) = stdout
-    .strip_prefix(ESCAPED_LINE_MARKER)
-    .and_then(|r| r.strip_prefix(FIELD_SEP))
-  else {
+  let Some(record) = stdout.strip_prefix(ESCAPED_LINE_MARKER).and_then(|r| r.strip_prefix(FIELD_SEP)) else {
     let location = parse_plain_line(stdout.split('\n').next().unwrap_or(""))?;
-    return Some(Answer {
-      location,
-      automatic_rename: false,
-      winlinks: Vec::new(),
-    });
+    return Some(Answer { location, automatic_rename: false, winlinks: Vec::new() });
   };
   let (mut fields, rest) = split_escaped(record, 9)?;
   let automatic_rename = fields.pop()? == "1";
   let location = location_from_parts(fields)?;
   let lines: Vec<&str> = rest.split_terminator('\n').collect();
-  let winlinks = lines
-    .iter()
-    .map(|line| parse_winlink(line))
-    .collect::<Option<Vec<_>>>()
-    .unwrap_or_default();
-  Some(Answer {
-    location,
-    automatic_rename,
-    winlinks,
-  })
+  let winlinks = lines.iter().map(|line| parse_winlink(line)).collect::<Option<Vec<_>>>().unwrap_or_default();
+  Some(Answer { location, automatic_rename, winlinks })
 }
 
 #[cfg(test)]
@@ -231,10 +211,7 @@ pub(crate) mod tests {
   }
 
   fn winlink_line(id: u64, index: &str, active: &str, name: &str) -> String {
-    format!(
-      "{WINLINK_LINE_MARKER}\\t${id}\\t{index}\\t{active}\\t{}\\t${id}\n",
-      tmux_q(name)
-    )
+    format!("{WINLINK_LINE_MARKER}\\t${id}\\t{index}\\t{active}\\t{}\\t${id}\n", tmux_q(name))
   }
 
   #[test]
@@ -243,21 +220,14 @@ pub(crate) mod tests {
     let on = our_output(&l).replace("\\t0\n", "\\t1\n");
     assert!(parse_output(&on).unwrap().automatic_rename);
     assert!(!parse_output(&our_output(&l)).unwrap().automatic_rename);
-    assert!(
-      !parse_output(&plain_line(&l)).unwrap().automatic_rename,
-      "unknown in the JS shape"
-    );
+    assert!(!parse_output(&plain_line(&l)).unwrap().automatic_rename, "unknown in the JS shape");
   }
 
   #[test]
   fn a_linked_or_grouped_window_is_named_by_its_lowest_session_id() {
     let l = loc("view", "w");
-    let out = format!(
-      "{}{}{}",
-      our_output(&l),
-      winlink_line(3, "0", "1", "view"),
-      winlink_line(0, "4", "0", "main \\ \"x\"")
-    );
+    let out =
+      format!("{}{}{}", our_output(&l), winlink_line(3, "0", "1", "view"), winlink_line(0, "4", "0", "main \\ \"x\""));
     let read = read(&out).unwrap();
     assert_eq!(read.session_name, "main \\ \"x\"");
     assert_eq!(read.window_index, "4");
@@ -273,21 +243,13 @@ pub(crate) mod tests {
     let out = format!("{}{}{split}", our_output(&l), winlink_line(3, "0", "1", "view"));
     assert_eq!(read(&out).unwrap().session_name, "view");
     let carriage = format!("{}{}", our_output(&l), winlink_line(0, "1", "0", "top\r"));
-    assert_eq!(
-      read(&carriage).unwrap().session_name,
-      "top\r",
-      "a carriage return stays in the name"
-    );
+    assert_eq!(read(&carriage).unwrap().session_name, "top\r", "a carriage return stays in the name");
   }
 
   #[test]
   fn winlinks_that_do_not_all_read_are_left_out() {
     let l = loc("view", "w");
-    for bad in [
-      "dsh-tmux-context:wl\\t0\\t1\\t1\\tmain\n",
-      "garbage\n",
-      "dsh-tmux-context:wl\\t$x\\t1\\t1\\tmain\n",
-    ] {
+    for bad in ["dsh-tmux-context:wl\\t0\\t1\\t1\\tmain\n", "garbage\n", "dsh-tmux-context:wl\\t$x\\t1\\t1\\tmain\n"] {
       let out = format!("{}{}{bad}", our_output(&l), winlink_line(0, "4", "0", "main"));
       assert_eq!(read(&out).unwrap().session_name, "view", "{bad}");
     }
@@ -319,11 +281,7 @@ pub(crate) mod tests {
   #[test]
   fn escaped_record_needs_its_marker_first() {
     let l = loc("s", "w");
-    assert_eq!(
-      read(&format!("x\\ty\n{}", our_output(&l))),
-      None,
-      "a marker after the first line is not ours"
-    );
+    assert_eq!(read(&format!("x\\ty\n{}", our_output(&l))), None, "a marker after the first line is not ours");
   }
 
   #[test]
@@ -359,9 +317,7 @@ pub(crate) mod tests {
       "[a-z0-9 ]{0,8}",
       any::<String>(),
       prop::collection::vec(
-        prop::sample::select(vec![
-          "\\", "t", "\\t", "\"", "'", " ", "é", "😀", "\u{2028}", "\u{1}", "%", "$"
-        ]),
+        prop::sample::select(vec!["\\", "t", "\\t", "\"", "'", " ", "é", "😀", "\u{2028}", "\u{1}", "%", "$"]),
         0..10
       )
       .prop_map(|v| v.concat()),
@@ -369,16 +325,7 @@ pub(crate) mod tests {
   }
 
   pub fn location() -> impl Strategy<Value = Location> {
-    (
-      field(),
-      "[0-9]{1,3}",
-      field(),
-      "[0-9]{1,2}",
-      "%[0-9]{1,3}",
-      "[01]",
-      "[01]",
-      "[a-f0-9]{4},[0-9x,{}\\[\\]]{0,20}",
-    )
+    (field(), "[0-9]{1,3}", field(), "[0-9]{1,2}", "%[0-9]{1,3}", "[01]", "[01]", "[a-f0-9]{4},[0-9x,{}\\[\\]]{0,20}")
       .prop_map(|(s, wi, w, pi, pid, wa, pa, lay)| Location {
         session_name: s.replace('\n', " "),
         window_index: wi,

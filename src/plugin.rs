@@ -21,9 +21,8 @@ use crate::waiting::bind;
 /// `helpers` lacks one of them.
 #[napi]
 pub fn apply(env: Env, ctx: Unknown, config: CheckedConfig, helpers: Unknown) -> napi::Result<()> {
-  let context: Object = ctx
-    .as_object()
-    .ok_or_else(|| napi::Error::from_reason("tmux-context: the context is not an object"))?;
+  let context: Object =
+    ctx.as_object().ok_or_else(|| napi::Error::from_reason("tmux-context: the context is not an object"))?;
   use_scan(&env, helpers)?;
   let pre_step = helpers.get_loose(&env, c"preStep")?;
   if pre_step.as_function().is_none() {

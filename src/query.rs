@@ -138,10 +138,7 @@ fn call_executor<'env>(
     (c"timeoutMs", parts.get_loose(env, c"timeoutMs")?),
   ];
   if api == ExecutorApi::Execute {
-    fields.push((
-      c"stdoutMaxBytes",
-      (QUERY_STDOUT_MAX_BYTES as f64).into_unknown(env).caught(env)?,
-    ));
+    fields.push((c"stdoutMaxBytes", (QUERY_STDOUT_MAX_BYTES as f64).into_unknown(env).caught(env)?));
   }
   let request = object_of(env, &fields)?;
   let callable = |f: Unknown<'env>, name: &str| -> JsResult<Unknown<'env>> {
@@ -159,11 +156,9 @@ fn call_executor<'env>(
     ExecutorApi::Run => Ok(called),
     // `Promise.resolve(execution).then((handle) => handle.result())`: a handle without `result()`
     // rejects it.
-    ExecutorApi::Execute => waiting::then(
-      env,
-      called,
-      vec![waiting::shared(env, "tmuxContextExecutionResult", execution_result)?],
-    ),
+    ExecutorApi::Execute => {
+      waiting::then(env, called, vec![waiting::shared(env, "tmuxContextExecutionResult", execution_result)?])
+    }
   }
 }
 
@@ -204,10 +199,7 @@ fn await_result(env: &Env, pending: Unknown, query: Query) -> Result<(), Box<Que
     let id = (id as f64).into_unknown(env).caught(env)?;
     let on_fulfilled = waiting::shared(env, "tmuxContextQueryResult", query_result)?;
     let on_rejected = waiting::shared(env, "tmuxContextQueryFailed", query_failed)?;
-    let callbacks = vec![
-      waiting::bind(env, on_fulfilled, vec![id])?,
-      waiting::bind(env, on_rejected, vec![id])?,
-    ];
+    let callbacks = vec![waiting::bind(env, on_fulfilled, vec![id])?, waiting::bind(env, on_rejected, vec![id])?];
     waiting::then(env, pending, callbacks).map(|_| ())
   })();
   match attached {
@@ -229,9 +221,7 @@ fn query_result(cx: &FunctionCallContext) -> NapiResult<Returned> {
     let plugin = Rc::clone(&query.plugin);
     let (previous, turn, api) = (query.previous, query.turn, query.api);
     settle(env, query.deferred, &query.decision, |env, decision| {
-      contain(env, &plugin, decision, |env| {
-        on_query_result(env, &plugin, result, decision, previous, &turn, api)
-      })
+      contain(env, &plugin, decision, |env| on_query_result(env, &plugin, result, decision, previous, &turn, api))
     });
   }
   Ok(Returned::of(undefined(env)))
@@ -302,9 +292,7 @@ fn on_query_result<'env>(
   }
   plugin.backoff.borrow_mut().finished();
   let stdout = result.get_loose(env, c"stdout")?.get_loose(env, c"text")?;
-  let stdout = stdout
-    .as_string_value(env)
-    .ok_or_else(|| Failure::new("executor stdout.text is not a string"))?;
+  let stdout = stdout.as_string_value(env).ok_or_else(|| Failure::new("executor stdout.text is not a string"))?;
   let Some(answer) = parse_output(&stdout) else {
     plugin.no_reading(env, Reason::Unreadable);
     return Ok(Outcome::Pass);
@@ -313,9 +301,9 @@ fn on_query_result<'env>(
   let previous = previous.read(env)?;
   match decide_injection(&answer, previous.as_ref(), turn) {
     Injection::Unchanged => Ok(Outcome::Pass),
-    Injection::Inject(text) => Ok(Outcome::Value(
-      enter_with_reading(env, decision, &text, api.own_source_kind())?.to_unknown(),
-    )),
+    Injection::Inject(text) => {
+      Ok(Outcome::Value(enter_with_reading(env, decision, &text, api.own_source_kind())?.to_unknown()))
+    }
   }
 }
 
@@ -333,21 +321,12 @@ fn no_location(env: &Env, plugin: &Plugin, result: Unknown, exit_code: Option<f6
     .ok()
     .and_then(|t| t.as_string())
     .unwrap_or_default();
-  plugin.no_reading(
-    env,
-    Reason::of_exit(exit_code.filter(|c| c.fract() == 0.0).map(|c| c as i64), &stderr),
-  );
+  plugin.no_reading(env, Reason::of_exit(exit_code.filter(|c| c.fract() == 0.0).map(|c| c as i64), &stderr));
 }
 
 /// tmux did not answer within the bound (the executor's time-out, or our own timer): no query for
 /// the backoff's pause, and the reason at debug level.
 pub fn timed_out(env: &Env, plugin: &Plugin) {
   let pause = plugin.backoff.borrow_mut().timed_out(Instant::now());
-  plugin.no_reading(
-    env,
-    Reason::TimedOut {
-      timeout_ms: plugin.config.query_timeout_ms,
-      backoff_s: pause.as_secs(),
-    },
-  );
+  plugin.no_reading(env, Reason::TimedOut { timeout_ms: plugin.config.query_timeout_ms, backoff_s: pause.as_secs() });
 }

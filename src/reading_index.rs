@@ -35,10 +35,7 @@ impl ReadingIndex {
     } else if len == self.scanned {
       ScanPlan::Nothing
     } else {
-      ScanPlan::Appended {
-        from: self.scanned,
-        len,
-      }
+      ScanPlan::Appended { from: self.scanned, len }
     }
   }
 
@@ -51,14 +48,8 @@ impl ReadingIndex {
       (ScanPlan::NewestFirst { len } | ScanPlan::Appended { len, .. }, Some(latest)) => {
         ReadingIndex { scanned: *len, latest }
       }
-      (ScanPlan::NewestFirst { len }, None) => ReadingIndex {
-        scanned: *len,
-        latest: None,
-      },
-      (ScanPlan::Appended { len, .. }, None) => ReadingIndex {
-        scanned: *len,
-        latest: self.latest.clone(),
-      },
+      (ScanPlan::NewestFirst { len }, None) => ReadingIndex { scanned: *len, latest: None },
+      (ScanPlan::Appended { len, .. }, None) => ReadingIndex { scanned: *len, latest: self.latest.clone() },
     }
   }
 }
@@ -71,10 +62,7 @@ mod tests {
   fn index_plans() {
     let idx = ReadingIndex::default();
     assert_eq!(idx.plan(10, false), ScanPlan::NewestFirst { len: 10 });
-    let idx = ReadingIndex {
-      scanned: 10,
-      latest: None,
-    };
+    let idx = ReadingIndex { scanned: 10, latest: None };
     assert_eq!(idx.plan(10, true), ScanPlan::Nothing);
     assert_eq!(idx.plan(12, true), ScanPlan::Appended { from: 10, len: 12 });
     assert_eq!(idx.plan(3, true), ScanPlan::NewestFirst { len: 3 });
@@ -82,51 +70,15 @@ mod tests {
 
   #[test]
   fn index_after_a_scan() {
-    let old = Previous {
-      state: "old".into(),
-      time: 1.0,
-      seq: None,
-    };
-    let new = Previous {
-      state: "new".into(),
-      time: 2.0,
-      seq: None,
-    };
-    let idx = ReadingIndex {
-      scanned: 10,
-      latest: Some(old.clone()),
-    };
+    let old = Previous { state: "old".into(), time: 1.0, seq: None };
+    let new = Previous { state: "new".into(), time: 2.0, seq: None };
+    let idx = ReadingIndex { scanned: 10, latest: Some(old.clone()) };
     let appended = ScanPlan::Appended { from: 10, len: 12 };
-    assert_eq!(
-      idx.after_scan(&appended, None),
-      ReadingIndex {
-        scanned: 12,
-        latest: Some(old.clone())
-      }
-    );
-    assert_eq!(
-      idx.after_scan(&appended, Some(Some(new.clone()))),
-      ReadingIndex {
-        scanned: 12,
-        latest: Some(new)
-      }
-    );
-    assert_eq!(
-      idx.after_scan(&appended, Some(None)),
-      ReadingIndex {
-        scanned: 12,
-        latest: None
-      },
-      "non-text newest"
-    );
+    assert_eq!(idx.after_scan(&appended, None), ReadingIndex { scanned: 12, latest: Some(old.clone()) });
+    assert_eq!(idx.after_scan(&appended, Some(Some(new.clone()))), ReadingIndex { scanned: 12, latest: Some(new) });
+    assert_eq!(idx.after_scan(&appended, Some(None)), ReadingIndex { scanned: 12, latest: None }, "non-text newest");
     let rebuild = ScanPlan::NewestFirst { len: 3 };
-    assert_eq!(
-      idx.after_scan(&rebuild, None),
-      ReadingIndex {
-        scanned: 3,
-        latest: None
-      }
-    );
+    assert_eq!(idx.after_scan(&rebuild, None), ReadingIndex { scanned: 3, latest: None });
     assert_eq!(idx.after_scan(&ScanPlan::Nothing, None), idx);
   }
 }

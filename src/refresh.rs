@@ -27,17 +27,10 @@ mod tests {
 
   #[test]
   fn schedule_follows_the_js_clock_rules() {
-    let prev = Previous {
-      state: String::new(),
-      time: 1_000.0,
-      seq: None,
-    };
+    let prev = Previous { state: String::new(), time: 1_000.0, seq: None };
     assert!(within_refresh_interval(Some(100.0), Some(&prev), 1_099.0));
     assert!(!within_refresh_interval(Some(100.0), Some(&prev), 1_100.0));
-    assert!(
-      !within_refresh_interval(Some(100.0), Some(&prev), 999.0),
-      "clock went back"
-    );
+    assert!(!within_refresh_interval(Some(100.0), Some(&prev), 999.0), "clock went back");
     assert!(!within_refresh_interval(Some(0.0), Some(&prev), 1_000.0));
     assert!(!within_refresh_interval(None, Some(&prev), 1_000.0));
     assert!(!within_refresh_interval(Some(100.0), None, 1_000.0));

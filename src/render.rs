@@ -89,10 +89,7 @@ mod tests {
   fn a_session_name_cannot_imitate_the_fields_after_it() {
     let l = loc("s, window 1 \"x\", pane 0 %3", "w, window 2 \"y\"");
     assert_eq!(parse_state(&render_state(&l)), Some(l));
-    assert_eq!(
-      parse_state("session s, window 1 \"w\", pane 0 %3\nwindow active=1"),
-      None
-    );
+    assert_eq!(parse_state("session s, window 1 \"w\", pane 0 %3\nwindow active=1"), None);
     assert_eq!(parse_state("not a state"), None);
   }
 

@@ -59,13 +59,7 @@ mod tests {
 
   #[test]
   fn no_policy_or_unknown_mode_stays() {
-    for mode in [
-      None,
-      Some(""),
-      Some("custom-jail"),
-      Some("Workspace-Write"),
-      Some("workspace-write "),
-    ] {
+    for mode in [None, Some(""), Some("custom-jail"), Some("Workspace-Write"), Some("workspace-write ")] {
       assert_eq!(narrowing_for(mode), Narrowing::Keep, "{mode:?}");
     }
   }
@@ -73,13 +67,7 @@ mod tests {
   #[test]
   fn never_widens() {
     // Whatever the mode, the result is either the mode itself (Keep) or read-only.
-    for mode in [
-      None,
-      Some(READ_ONLY),
-      Some(WORKSPACE_WRITE),
-      Some(DANGER_FULL_ACCESS),
-      Some("x"),
-    ] {
+    for mode in [None, Some(READ_ONLY), Some(WORKSPACE_WRITE), Some(DANGER_FULL_ACCESS), Some("x")] {
       match narrowing_for(mode) {
         Narrowing::Keep => {}
         Narrowing::To(to) => assert_eq!(to, READ_ONLY),

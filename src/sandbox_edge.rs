@@ -30,11 +30,7 @@ pub fn spec_to_run<'env>(
   let narrowed_request = assign(env, &[request.to_unknown(), with_policy.to_unknown()])?;
   let narrowed = resolve.call_with(env, shell, vec![narrowed_request])?;
   let resolved_mode = policy_of(env, narrowed).and_then(|p| mode_of(env, p));
-  Ok(if honours(mode, resolved_mode.as_deref()) {
-    narrowed
-  } else {
-    spec
-  })
+  Ok(if honours(mode, resolved_mode.as_deref()) { narrowed } else { spec })
 }
 
 /// `spec.sandboxPolicy` when it is an object; `None` for anything else, a spec that is not an

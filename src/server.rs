@@ -23,12 +23,7 @@ pub fn checked_server(tmux_env: &str, proc: &Path, uid: u32) -> Option<ServerBin
   }
   let exe = fs::read_link(dir.join("exe")).ok()?;
   let exe = exe.to_string_lossy();
-  let name = exe
-    .strip_suffix(" (deleted)")
-    .unwrap_or(&exe)
-    .rsplit('/')
-    .next()?
-    .to_string();
+  let name = exe.strip_suffix(" (deleted)").unwrap_or(&exe).rsplit('/').next()?.to_string();
   if !name.starts_with("tmux") {
     return None;
   }
@@ -126,20 +121,14 @@ mod tests {
     let proc = fake_proc("/usr/bin/tmux (deleted)", "209608", NET_UNIX);
     assert_eq!(
       checked_server("/tmp/tmux-1000/default,4242,0", proc.path(), uid()),
-      Some(ServerBinary {
-        pid: 4242,
-        start_time: 987654
-      })
+      Some(ServerBinary { pid: 4242, start_time: 987654 })
     );
   }
 
   #[test]
   fn another_program_another_socket_or_another_user_is_refused() {
     let not_tmux = fake_proc("/usr/bin/python3", "209608", NET_UNIX);
-    assert_eq!(
-      checked_server("/tmp/tmux-1000/default,4242,0", not_tmux.path(), uid()),
-      None
-    );
+    assert_eq!(checked_server("/tmp/tmux-1000/default,4242,0", not_tmux.path(), uid()), None);
     let other_socket = fake_proc("/usr/bin/tmux", "209700", NET_UNIX);
     assert_eq!(
       checked_server("/tmp/tmux-1000/default,4242,0", other_socket.path(), uid()),
@@ -148,15 +137,8 @@ mod tests {
     );
     let proc = fake_proc("/usr/bin/tmux", "209608", NET_UNIX);
     assert_eq!(checked_server("/tmp/tmux-1000/other,4242,0", proc.path(), uid()), None);
-    assert_eq!(
-      checked_server("/tmp/tmux-1000/default,4242,0", proc.path(), uid() + 1),
-      None
-    );
-    assert_eq!(
-      checked_server("/tmp/tmux-1000/default,4243,0", proc.path(), uid()),
-      None,
-      "no such pid"
-    );
+    assert_eq!(checked_server("/tmp/tmux-1000/default,4242,0", proc.path(), uid() + 1), None);
+    assert_eq!(checked_server("/tmp/tmux-1000/default,4243,0", proc.path(), uid()), None, "no such pid");
     for bad in ["", "x", "/tmp/s,abc,0", "/tmp/s,1,0"] {
       assert_eq!(checked_server(bad, proc.path(), uid()), None, "{bad}");
     }
@@ -164,10 +146,7 @@ mod tests {
 
   #[test]
   fn start_time_after_a_name_with_parentheses() {
-    assert_eq!(
-      start_time("1 (a) b) c) S 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 55 1"),
-      Some(55)
-    );
+    assert_eq!(start_time("1 (a) b) c) S 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 55 1"), Some(55));
     assert_eq!(start_time("1 (a) S 0"), None);
   }
 }

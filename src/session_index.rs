@@ -42,9 +42,7 @@ pub fn previous_reading(env: &Env, agent: Unknown) -> JsResult<Option<Previous>>
 pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
   let session = agent.get_loose(env, c"session")?;
   let (events, len) = spread_unless_array(env, session.get_loose(env, c"events")?)?;
-  let mut session = session
-    .as_object()
-    .ok_or_else(|| Failure::new("agent.session is not an object"))?;
+  let mut session = session.as_object().ok_or_else(|| Failure::new("agent.session is not an object"))?;
   // The state is taken out while the log is read (a getter may run JS), and put back after.
   let (state, attached) = match session.unwrap::<SessionState>() {
     Ok(state) => (std::mem::take(state), true),
@@ -55,12 +53,7 @@ pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
   };
   let (index, last) = rescan(env, &events, len, attached, state.index, state.last)?;
   let (newest, sighting, generation) = on_surface(env, session, index.latest.clone(), state.sighting);
-  let state = SessionState {
-    index,
-    last,
-    sighting,
-    generation,
-  };
+  let state = SessionState { index, last, sighting, generation };
   match session.unwrap::<SessionState>() {
     Ok(slot) => *slot = state,
     Err(_) => {
@@ -127,19 +120,13 @@ fn on_surface(
   let surface = surface_of(env, session.to_unknown());
   let generation = surface.as_ref().map(|(_, generation)| *generation);
   let seq = latest.as_ref().and_then(|p| p.seq);
-  let mut newest = Newest {
-    previous: latest,
-    newly_shadowed: false,
-  };
+  let mut newest = Newest { previous: latest, newly_shadowed: false };
   let Some((seq, (surface, now))) = seq.zip(surface) else {
     return (newest, sighting, generation);
   };
   let (standing, seen) = look(sighting, seq, now, || holds_seq(env, surface, seq));
   if let Standing::Shadowed { newly } = standing {
-    newest = Newest {
-      previous: None,
-      newly_shadowed: newly,
-    };
+    newest = Newest { previous: None, newly_shadowed: newly };
   }
   (newest, Some(seen), generation)
 }
@@ -193,12 +180,7 @@ fn holds_seq(env: &Env, surface: Unknown, seq: f64) -> bool {
   (|| -> JsResult<bool> {
     let nodes = surface.get_loose(env, c"nodes")?;
     let last_index_of = nodes.get_loose(env, c"lastIndexOf")?;
-    Ok(
-      last_index_of
-        .call_with(env, nodes, vec![seq.into_unknown(env).caught(env)?])?
-        .as_number()
-        != Some(-1.0),
-    )
+    Ok(last_index_of.call_with(env, nodes, vec![seq.into_unknown(env).caught(env)?])?.as_number() != Some(-1.0))
   })()
   .unwrap_or(true)
 }
@@ -226,13 +208,7 @@ pub fn use_scan(env: &Env, scan: Unknown) -> JsResult<()> {
     }
   };
   let (spread, newest_candidate) = (function(c"spread")?, function(c"newestCandidate")?);
-  per_env(env, || {
-    Ok(Scanner {
-      spread,
-      newest_candidate,
-    })
-  })
-  .map(|_| ())
+  per_env(env, || Ok(Scanner { spread, newest_candidate })).map(|_| ())
 }
 
 fn scanner(env: &Env) -> JsResult<&'static Scanner> {

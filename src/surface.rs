@@ -47,14 +47,7 @@ pub fn look(
     (false, Some(l)) => Standing::Shadowed { newly: l.visible },
     (false, None) => Standing::Shadowed { newly: true },
   };
-  (
-    standing,
-    Sighting {
-      seq,
-      generation,
-      visible,
-    },
-  )
+  (standing, Sighting { seq, generation, visible })
 }
 
 /// Whether a step after the first must look at the surface: only when its replace generation `now`
@@ -73,11 +66,7 @@ mod tests {
   use std::cell::Cell;
 
   fn seen(seq: f64, generation: f64, visible: bool) -> Option<Sighting> {
-    Some(Sighting {
-      seq,
-      generation,
-      visible,
-    })
+    Some(Sighting { seq, generation, visible })
   }
 
   #[test]
@@ -115,10 +104,7 @@ mod tests {
   #[test]
   fn only_a_changed_generation_is_a_replacement() {
     assert!(surface_moved(Some(1.0), None, Some(2.0)), "inside next()");
-    assert!(
-      surface_moved(Some(2.0), Some(1.0), Some(2.0)),
-      "since the last look, outside next()"
-    );
+    assert!(surface_moved(Some(2.0), Some(1.0), Some(2.0)), "since the last look, outside next()");
     assert!(!surface_moved(Some(2.0), Some(2.0), Some(2.0)));
     assert!(!surface_moved(None, None, Some(2.0)), "never looked at");
     assert!(!surface_moved(Some(1.0), Some(1.0), None), "no surface");

@@ -70,9 +70,7 @@ pub fn then<'env>(env: &'env Env, value: Unknown<'env>, callbacks: Vec<Unknown<'
   let promise = if value.is_promise().unwrap_or(false) {
     value
   } else {
-    b.promise_resolve
-      .get(env)?
-      .call_with(env, b.promise.get(env)?, vec![value])?
+    b.promise_resolve.get(env)?.call_with(env, b.promise.get(env)?, vec![value])?
   };
   b.promise_then.get(env)?.call_with(env, promise, callbacks)
 }
@@ -133,26 +131,19 @@ fn arm_sweep<T: Expiring>(env: &Env, s: &Slots<T>, deadline: Instant) -> JsResul
   let global = env.get_global().caught(env)?;
   let set_timeout: Unknown = global.get_c_named_property_unchecked(c"setTimeout").caught(env)?;
   let armed_here = s.timer.borrow().as_ref().is_some_and(|(_, armed_with)| {
-    armed_with
-      .get(env)
-      .is_ok_and(|f| env.strict_equals(f, set_timeout).unwrap_or(false))
+    armed_with.get(env).is_ok_and(|f| env.strict_equals(f, set_timeout).unwrap_or(false))
   });
   if armed_here && s.sweep_at.get().is_some_and(|at| at <= deadline) {
     return Ok(());
   }
   clear_sweep(env, s);
   let now = Instant::now();
-  let delay = deadline
-    .saturating_duration_since(now)
-    .as_millis()
-    .clamp(1, MAX_QUERY_TIMEOUT_MS as u128);
+  let delay = deadline.saturating_duration_since(now).as_millis().clamp(1, MAX_QUERY_TIMEOUT_MS as u128);
   let sweep = shared(env, T::SWEEP, sweep::<T>)?;
   let delay_ms = (delay as f64).into_unknown(env).caught(env)?;
   let timer = set_timeout.call_with(env, undefined(env), vec![sweep, delay_ms])?;
   if timer.is_object() {
-    let _ = timer
-      .get_loose(env, c"unref")
-      .and_then(|unref| unref.call_with(env, timer, vec![]));
+    let _ = timer.get_loose(env, c"unref").and_then(|unref| unref.call_with(env, timer, vec![]));
   }
   *s.timer.borrow_mut() = Some((Held::new(env, timer)?, Held::new(env, set_timeout)?));
   s.sweep_at.set(Some(now + Duration::from_millis(delay as u64)));
@@ -182,19 +173,12 @@ fn sweep<T: Expiring>(cx: &FunctionCallContext) -> NapiResult<Returned> {
   let Ok(s) = slots::<T>(env) else { return Ok(returned) };
   // A timer that fires well before its time on the monotonic clock runs on a test's fake clock:
   // it is not armed again from here (`vi.runAllTimers()` would never end); the next value arms one.
-  let early = s
-    .sweep_at
-    .get()
-    .is_some_and(|at| Instant::now() + Duration::from_millis(10) < at);
+  let early = s.sweep_at.get().is_some_and(|at| Instant::now() + Duration::from_millis(10) < at);
   s.sweep_at.set(None);
   s.timer.borrow_mut().take();
   let now = Instant::now() + Duration::from_millis(2);
-  let expired: Vec<u64> = s
-    .waiting
-    .borrow()
-    .iter()
-    .filter_map(|(id, v)| (v.deadline() <= now).then_some(*id))
-    .collect();
+  let expired: Vec<u64> =
+    s.waiting.borrow().iter().filter_map(|(id, v)| (v.deadline() <= now).then_some(*id)).collect();
   for id in expired {
     if let Some(value) = take::<T>(env, id) {
       value.expire(env);

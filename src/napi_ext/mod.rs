@@ -84,11 +84,7 @@ pub fn error_message(env: &Env, error: Unknown) -> String {
     let global = env.get_global().caught(env)?;
     let error_class: Unknown = global.get_c_named_property_unchecked(c"Error").caught(env)?;
     let is_error = error.is_object() && error.instanceof(error_class).caught(env)?;
-    let shown = if is_error {
-      error.get_loose(env, c"message")?
-    } else {
-      error
-    };
+    let shown = if is_error { error.get_loose(env, c"message")? } else { error };
     js_string(env, shown)
   })();
   shown.unwrap_or_else(|_| String::from("unknown error"))
@@ -121,17 +117,11 @@ pub trait UnknownExt<'env>: Sized {
 
   /// The value as `V` when its type is `expected` (napi-rs's `from_unknown` checks no type).
   fn cast_as<V: FromNapiValue>(&self, expected: ValueType) -> Option<V> {
-    self
-      .type_is(expected)
-      .then(|| V::from_unknown(self.unknown()).ok())
-      .flatten()
+    self.type_is(expected).then(|| V::from_unknown(self.unknown()).ok()).flatten()
   }
 
   fn as_object(&self) -> Option<Object<'env>> {
-    self
-      .is_object()
-      .then(|| Object::from_unknown(self.unknown()).ok())
-      .flatten()
+    self.is_object().then(|| Object::from_unknown(self.unknown()).ok()).flatten()
   }
 
   fn as_function(&self) -> Option<JsFunction<'env>> {
@@ -157,11 +147,7 @@ pub trait UnknownExt<'env>: Sized {
     if !v.is_object() {
       return None;
     }
-    let string = env
-      .get_global()
-      .ok()?
-      .get_named_property_unchecked::<Unknown>("String")
-      .ok()?;
+    let string = env.get_global().ok()?.get_named_property_unchecked::<Unknown>("String").ok()?;
     match v.instanceof(string) {
       Ok(true) => v.to_js_string(env).ok(),
       Ok(false) => None,
@@ -188,15 +174,8 @@ pub trait UnknownExt<'env>: Sized {
     let object = match v.get_type().caught(env)? {
       ValueType::Object | ValueType::Function => Object::from_unknown(v).caught(env)?,
       ValueType::Undefined | ValueType::Null => {
-        let nothing = if v.type_is(ValueType::Null) {
-          "null"
-        } else {
-          "undefined"
-        };
-        return Err(Failure(format!(
-          "cannot read properties of {nothing} (reading '{}')",
-          key.to_string_lossy()
-        )));
+        let nothing = if v.type_is(ValueType::Null) { "null" } else { "undefined" };
+        return Err(Failure(format!("cannot read properties of {nothing} (reading '{}')", key.to_string_lossy())));
       }
       _ => v.coerce_to_object().caught(env)?,
     };
@@ -229,10 +208,7 @@ pub trait UnknownExt<'env>: Sized {
     if v.type_is(ValueType::Symbol) {
       return f64::NAN;
     }
-    v.coerce_to_number()
-      .and_then(|n| n.get_double())
-      .caught(env)
-      .unwrap_or(f64::NAN)
+    v.coerce_to_number().and_then(|n| n.get_double()).caught(env).unwrap_or(f64::NAN)
   }
 
   /// JS `String(v)` for the values a payload holds: a coercion without a JS call where it can.
@@ -248,10 +224,7 @@ pub trait UnknownExt<'env>: Sized {
 
   /// `f.apply(this, args)` for a function value; a thrown error becomes a [`Failure`].
   fn call_with(&self, env: &Env, this: Unknown, args: Vec<Unknown<'env>>) -> JsResult<Unknown<'env>> {
-    let f = self
-      .unknown()
-      .as_function()
-      .ok_or_else(|| Failure::new("not a function"))?;
+    let f = self.unknown().as_function().ok_or_else(|| Failure::new("not a function"))?;
     f.apply(this, Args(args)).caught(env)
   }
 }
@@ -271,13 +244,8 @@ pub fn per_env<T: 'static>(env: &Env, make: impl FnOnce() -> JsResult<T>) -> JsR
   let map: &'static mut Map = match env.get_instance_data::<Map>() {
     Ok(Some(map)) => map,
     _ => {
-      env
-        .set_instance_data(Map::new(), (), |finalize| std::mem::forget(finalize.value))
-        .caught(env)?;
-      env
-        .get_instance_data::<Map>()
-        .caught(env)?
-        .ok_or_else(|| Failure::new("tmux-context: no instance data"))?
+      env.set_instance_data(Map::new(), (), |finalize| std::mem::forget(finalize.value)).caught(env)?;
+      env.get_instance_data::<Map>().caught(env)?.ok_or_else(|| Failure::new("tmux-context: no instance data"))?
     }
   };
   let key = std::any::TypeId::of::<T>();

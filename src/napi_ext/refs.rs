@@ -26,25 +26,16 @@ impl Held {
     } else {
       value
     };
-    Ok(Held {
-      env: env.raw(),
-      reference: Some(target.create_ref().caught(env)?),
-      boxed,
-    })
+    Ok(Held { env: env.raw(), reference: Some(target.create_ref().caught(env)?), boxed })
   }
 
   pub fn get<'env>(&self, env: &'env Env) -> JsResult<Unknown<'env>> {
-    let reference = self
-      .reference
-      .as_ref()
-      .ok_or_else(|| Failure::new("reference released"))?;
+    let reference = self.reference.as_ref().ok_or_else(|| Failure::new("reference released"))?;
     let value = reference.get_value(env).caught(env)?;
     if !self.boxed {
       return Ok(value);
     }
-    let array = value
-      .as_object()
-      .ok_or_else(|| Failure::new("reference lost its holder"))?;
+    let array = value.as_object().ok_or_else(|| Failure::new("reference lost its holder"))?;
     array.get_element::<Unknown>(0).caught(env)
   }
 }
