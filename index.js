@@ -189,26 +189,64 @@ function isCandidate(e, plugin) {
 const COPY_UP_TO = 16_384
 const ARRAY_ITERATOR = Array.prototype[Symbol.iterator]
 
-/** The index of the newest candidate ([`isCandidate`]) in `events[from..to]`, or -1. */
-function newestCandidate(events, from, to, plugin) {
-  // `events` is an array (the native build spreads any other log first). The copy reads through the array's iterator: only where that is Array.prototype's does it read
-  // what indexing reads.
+/**
+ * The newest reading of `plugin` in `events[from..to]`: `[text, time, seq]` (`data.content[0].text`,
+ * `Number(time)` or `NaN`, `seq`), `null` where its first content block is not text, `undefined`
+ * where there is none.
+ */
+function newestReading(events, from, to, plugin) {
+  // `events` is an array (the native build spreads any other log first). The copy reads through
+  // the array's iterator: only where that is Array.prototype's does it read what indexing reads.
   if (to - from > 64 && events.length <= COPY_UP_TO && events[Symbol.iterator] === ARRAY_ITERATOR) {
     let i = events.length
     for (const e of [...events].reverse()) {
       if (--i >= to) continue
       if (i < from) break
-      if (isCandidate(e, plugin)) return i
+      if (isCandidate(e, plugin)) return readingOf(e)
     }
-    return -1
+    return undefined
   }
-  for (let i = to - 1; i >= from; i--) if (isCandidate(events[i], plugin)) return i
-  return -1
+  for (let i = to - 1; i >= from; i--) {
+    const e = events[i]
+    if (isCandidate(e, plugin)) return readingOf(e)
+  }
+  return undefined
+}
+
+/** A candidate's reading ([`newestReading`]): the content's length read as an index bound. */
+function readingOf(e) {
+  const content = e.data.content
+  if (!isObject(content)) return null
+  const length = content.length
+  if (!(typeof length === 'number' && length >= 1 && length !== Infinity)) return null
+  const block = content[0]
+  if (!isObject(block) || block.type !== 'text') return null
+  const text = textOf(block.text)
+  return text === undefined ? null : [text, numberOf(e.time), e.seq]
+}
+
+/** A string, or a `String` object's text (where JS string methods read the wrapped value). */
+function textOf(value) {
+  if (typeof value === 'string') return value
+  try {
+    return isObject(value) && value instanceof String ? String(value) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** `+value` (`now >= previous.time` coerces: a numeric string or a Date counts as its number), `NaN` where that throws. */
+function numberOf(value) {
+  try {
+    return +value
+  } catch {
+    return Number.NaN
+  }
 }
 
 // ---- end of the walk ----
 
-// ---- the listener's start, handed to the native apply ----
+// ---- the listener, and what the native build hands back to JS ----
 
 /** What `fieldOf` gives for `turn` where reading it throws. */
 const UNREADABLE = Symbol('unreadable')
@@ -245,27 +283,144 @@ function generationOf(agent) {
 }
 
 /**
- * The `agent/pre-step` listener, bound by the native `apply` to its `afterNext` and `ctx`: the
- * payload's `agent`, `turn`, `step` and `signal` are read first, in the order the JS package's
+ * The `agent/pre-step` listener of the applied `plugin` (the native build's handle): the payload's
+ * `agent`, `turn`, `step` and `signal` are read in the order the JS package's
  * `async ({ agent, turn, step, signal }, next)` reads them (a read that throws counts as missing),
- * then, on a step after the first, the surface's replace generation (a compaction inside `next()`
+ * then, after the first step, the surface's replace generation (a compaction inside `next()`
  * changes it); then `await next()` (its throw or rejection is the step's), and the native build
- * takes it from there, with `String(turn)`. `ctx` rides along so that a waiting step holds its
- * context, as the JS package's closure does.
+ * decides (contract steps 2 to 8): the decision itself, a new one, or the promise of a query's.
+ * `ctx` rides along, so that a waiting step holds its context as the JS package's closure does.
  */
-async function preStep(afterNext, ctx, payload, next) {
+async function preStep(plugin, ctx, payload, next) {
   const agent = fieldOf(payload, 'agent')
   const turn = fieldOf(payload, 'turn', UNREADABLE)
   const firstStep = fieldOf(payload, 'step') === 1
   const signal = fieldOf(payload, 'signal')
   const generation = isObject(agent) && !firstStep ? generationOf(agent) : undefined
   const decision = await next()
-  return afterNext(decision, agent, signal, turnText(turn), firstStep, generation, ctx)
+  return native.afterNext(plugin, decision, agent, signal, turnText(turn), firstStep, generation, ctx)
 }
-// ---- end of the listener's start ----
+
+/** What `withinBound` gives when our own bound ran out first. */
+const EXPIRED = Symbol('expired')
+
+/**
+ * The promise of a query's decision, once the native build has called the executor: `called` (for
+ * `execute()`, its handle's `result()`) awaited within `boundMs` (our own bound: `queryTimeoutMs`
+ * and a grace), then handed back to the native build with its `query` handle and `decision`.
+ */
+async function waitFor(called, execute, boundMs, query, decision) {
+  let result
+  try {
+    result = await withinBound(execute ? resultOf(called) : called, boundMs)
+  } catch (reason) {
+    return native.queryFailed(query, reason, decision)
+  }
+  return result === EXPIRED ? native.queryExpired(query, decision) : native.queryResult(query, result, decision)
+}
+
+/** `(await execution).result()`, the `execute()` generation's result. */
+async function resultOf(execution) {
+  const handle = await execution
+  const result = handle.result
+  if (typeof result !== 'function') throw new TypeError('execution.result is not a function')
+  return result.call(handle)
+}
+
+/**
+ * `await value`, or `EXPIRED` once `boundMs` have passed on the monotonic clock (the native
+ * build's, which no fake timers replace). The bounds share one sweep timer (`unref`: it never keeps
+ * the process alive), armed for the soonest deadline.
+ */
+function withinBound(value, boundMs) {
+  return new Promise((resolve, reject) => {
+    const entry = { deadline: native.monotonicMs() + boundMs, expire: () => resolve(EXPIRED) }
+    bounds.add(entry)
+    ;(async () => {
+      try {
+        resolve(await value)
+      } catch (reason) {
+        reject(reason)
+      } finally {
+        bounds.delete(entry)
+      }
+    })()
+    // A timer that cannot be armed rejects the wait: a failed query.
+    armSweep(entry.deadline)
+  })
+}
+
+/** The bounds in flight (`{ deadline, expire }`), and the sweep timer (`{ timer, at, armedWith }`). */
+const bounds = new Set()
+let sweep
+
+/**
+ * Arms the sweep timer for `deadline`, unless one is armed to fire by then: a shorter bound is never
+ * held to a longer one's timer, and one timer at most is live. A timer armed by another
+ * `setTimeout` than today's (a test's fake timers, since uninstalled) is taken as lost.
+ */
+function armSweep(deadline) {
+  if (sweep !== undefined && sweep.armedWith === setTimeout && sweep.at <= deadline) return
+  if (sweep !== undefined) clearTimeout(sweep.timer)
+  sweep = undefined
+  const now = native.monotonicMs()
+  const delay = Math.min(Math.max(Math.floor(deadline - now), 1), 2147483647)
+  const timer = setTimeout(sweepBounds, delay)
+  timer?.unref?.()
+  sweep = { timer, at: now + delay, armedWith: setTimeout }
+}
+
+/**
+ * The sweep timer fired: every bound whose deadline has passed expires, and the timer is armed
+ * again for the soonest one left, unless it fired well before its time (fake timers: arming again
+ * from here would never let `vi.runAllTimers()` end; the next query arms one).
+ */
+function sweepBounds() {
+  const early = sweep !== undefined && native.monotonicMs() + 10 < sweep.at
+  sweep = undefined
+  const now = native.monotonicMs() + 2
+  let next = Infinity
+  for (const entry of bounds) {
+    if (entry.deadline > now) next = Math.min(next, entry.deadline)
+    else {
+      bounds.delete(entry)
+      entry.expire()
+    }
+  }
+  if (next !== Infinity && !early) armSweep(next)
+}
+
+/** More downstream messages than any step carries: a longer list is a malformed decision. */
+const MAX_MESSAGES = 1 << 16
+
+/**
+ * `{ kind: 'enter', messages: [reading, ...decision.messages] }` (the downstream messages are the
+ * same objects), with the reading the deep-frozen user message of `text`: `{ content: [{ type:
+ * 'text', text }], source, role: 'user', id }`, its source `{ kind: 'plugin', plugin:
+ * 'tmux-context', form: 'snapshot', sections: [{ name: 'tmux-context', text }] }`, or with
+ * `ownKind` (the `execute()` generation) `{ kind: 'tmux-context', form: 'snapshot', sections }`.
+ */
+function enter(decision, text, ownKind, id) {
+  const messages = decision.messages
+  if (!isObject(messages)) throw new TypeError('decision.messages is not iterable')
+  const length = messages.length
+  if (!(typeof length === 'number' && length >= 0 && length !== Infinity)) throw new TypeError('not an array-like value')
+  const count = Math.min(Math.floor(length), 2 ** 32 - 1)
+  if (count > MAX_MESSAGES) throw new RangeError(`decision.messages holds ${count} entries`)
+  const freeze = Object.freeze
+  const sections = freeze([freeze({ name: 'tmux-context', text })])
+  const source = ownKind
+    ? { kind: 'tmux-context', form: 'snapshot', sections }
+    : { kind: 'plugin', plugin: 'tmux-context', form: 'snapshot', sections }
+  const content = freeze([freeze({ type: 'text', text })])
+  const all = [freeze({ content, source: freeze(source), role: 'user', id })]
+  for (let i = 0; i < count; i++) all.push(messages[i])
+  return { kind: 'enter', messages: all }
+}
+// ---- end of the listener ----
 
 /** What the native `apply` takes as its `helpers`. */
-const helpers = Object.freeze({ spread, newestCandidate, preStep })
+const helpers = Object.freeze({ spread, newestReading, waitFor, enter })
 
 const native = loadNative()
 
@@ -326,7 +481,8 @@ export function apply(ctx, config) {
     ctx.logger?.warn?.(native.unavailable)
     return
   }
-  native.apply(ctx, checked, helpers)
+  const plugin = native.apply(ctx, checked, helpers, process.pid)
+  ctx.on('agent/pre-step', preStep.bind(undefined, plugin, ctx), { prepend: true })
   try {
     if (debugMayShow(ctx)) ctx.logger?.debug?.(loaded())
   } catch {

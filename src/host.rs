@@ -1,6 +1,5 @@
-//! One applied plugin, as its listener and continuations share it: the context (weakly), the
-//! config, the backoff and what was logged; its ways to the host (the logger, the executor
-//! service, the query's request parts); and how a step's failure is contained.
+//! One applied plugin: its context (weakly), config, backoff and what it logged; the logger, the
+//! executor service and the query's request; how a step's failure is contained.
 
 use std::cell::{OnceCell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -13,37 +12,37 @@ use crate::backoff::Backoff;
 use crate::command::build_command;
 use crate::config::Config;
 use crate::diagnostics::{self, Reason};
+use crate::helpers::Helpers;
 use crate::napi_ext::{object_of, per_env, Caught, Failure, Held, JsResult, UnknownExt, Weak};
 use crate::server::{checked_server, own_uid};
 
-/// One applied plugin, shared by its listener and its continuations.
+/// One applied plugin, shared by its listener and its queries.
 pub struct Plugin {
-  /// The context the plugin was applied to, held weakly: Cordis holds it (its listener record
-  /// names it) while the plugin is mounted, and once it is disposed nothing of ours keeps its
-  /// object graph from the next GC (a strong reference would, until the listener's finalizer ran
-  /// on a later turn of the event loop: about 8 KiB a load/unload cycle).
+  /// Weak: once Cordis lets go of a disposed context, nothing of ours keeps its object graph from
+  /// the next GC (a strong reference would until our finalizer runs: about 8 KiB a load/unload).
   ctx: Weak,
   pub config: Config,
-  /// `{ command, timeoutMs }`: the query's values, made at the first query (the command names the
-  /// tmux server's binary once it is checked).
+  pub helpers: &'static Helpers,
+  /// This process's pid, as index.js read it (`process.pid`, as the JS package reads it).
+  pid: u32,
+  /// `{ command, timeoutMs }`, made once.
   request_parts: OnceCell<Held>,
   /// No query while a stuck tmux is given time.
   pub backoff: RefCell<Backoff<Instant>>,
   /// Why the last first step got no reading, as logged (`None` after a reading or an unchanged one).
   last_reason: RefCell<Option<Reason>>,
-  /// The warnings logged once per plugin, as logged.
   warned_once: RefCell<Vec<&'static str>>,
-  /// `ctx.get` (a function bound to the context's reflect service), read once: reading it through
-  /// the context proxy each turn costs an accessor call and an `Error` with its stack.
+  /// `ctx.get`, read once: through the context proxy each turn it costs an `Error` with its stack.
   ctx_get: RefCell<Option<Weak>>,
 }
 
 impl Plugin {
-  /// A plugin applied to `ctx` with `config`.
-  pub fn new(env: &Env, ctx: Object, config: Config) -> JsResult<Plugin> {
+  pub fn new(env: &Env, ctx: Object, config: Config, helpers: &'static Helpers, pid: u32) -> JsResult<Plugin> {
     Ok(Plugin {
       ctx: Weak::new(env, ctx)?,
       config,
+      helpers,
+      pid,
       request_parts: OnceCell::new(),
       backoff: RefCell::default(),
       last_reason: RefCell::new(None),
@@ -95,13 +94,13 @@ impl Plugin {
     self.last_reason.borrow_mut().take();
   }
 
-  /// `{ command, timeoutMs }`, made at the first query ([`command`]).
+  /// `{ command, timeoutMs }` ([`command`]).
   pub fn request_parts<'env>(&self, env: &'env Env) -> JsResult<Unknown<'env>> {
     if let Some(parts) = self.request_parts.get() {
       return parts.get(env);
     }
     let timeout_ms = (self.config.query_timeout_ms as f64).into_unknown(env).caught(env)?;
-    let parts = object_of(env, &[(c"command", command(env)?), (c"timeoutMs", timeout_ms)])?;
+    let parts = object_of(env, &[(c"command", command(env, self.pid)?), (c"timeoutMs", timeout_ms)])?;
     let _ = self.request_parts.set(Held::new(env, parts.to_unknown())?);
     Ok(parts.to_unknown())
   }
@@ -132,58 +131,37 @@ impl Plugin {
     Ok(get)
   }
 
-  /// At apply, what the first step would make otherwise (`ctx.get`, the request parts), so that a
-  /// resumed session's first turn does not wait for it; what fails here is met again, and told, at
-  /// that step.
+  /// At apply, what the first query would make (`ctx.get`, the request parts); what fails here is
+  /// met again, and told, at that step.
   pub fn prepare(&self, env: &Env) {
     let _ = self.request_parts(env);
     let _ = self.context(env).and_then(|ctx| self.ctx_get(env, ctx));
   }
 }
 
-/// The command for this process, through the binary of the tmux server of `$TMUX` when it is
-/// checked (`server.rs`), made once per JS environment and `$TMUX` (a new plugin reuses it: the
-/// command checks the server's start time again before it runs that binary).
-fn command<'env>(env: &'env Env) -> JsResult<Unknown<'env>> {
-  type Made = RefCell<Option<(Option<String>, Held)>>;
-  let made = per_env::<Made>(env, || Ok(RefCell::new(None)))?;
+/// The command for process `pid`, through the binary of the tmux server of `$TMUX` once checked
+/// ([`checked_server`]), made once per JS environment and `$TMUX` (the command checks the server's
+/// start time again before it runs that binary).
+fn command(env: &Env, pid: u32) -> JsResult<Unknown<'_>> {
+  let made = per_env::<RefCell<Option<(Option<String>, Held)>>>(env, || Ok(RefCell::new(None)))?;
   let tmux = std::env::var("TMUX").ok();
   if let Some((_, command)) = made.borrow().as_ref().filter(|(key, _)| *key == tmux) {
     return command.get(env);
   }
   let server = tmux.as_deref().and_then(|tmux| checked_server(tmux, std::path::Path::new("/proc"), own_uid()?));
-  let command = build_command(process_id(env)?, server).into_unknown(env).caught(env)?;
+  let command = build_command(pid, server).into_unknown(env).caught(env)?;
   *made.borrow_mut() = Some((tmux, Held::new(env, command)?));
   Ok(command)
 }
 
-/// This process's pid. Under WASI, where `std::process::id()` panics, the host's `process.pid`.
-#[cfg(not(target_os = "wasi"))]
-fn process_id(_env: &Env) -> JsResult<u32> {
-  Ok(std::process::id())
-}
-
-#[cfg(target_os = "wasi")]
-fn process_id(env: &Env) -> JsResult<u32> {
-  use napi::bindgen_prelude::JsObjectValue;
-  let global = env.get_global().caught(env)?;
-  let process: Unknown = global.get_c_named_property_unchecked(c"process").caught(env)?;
-  match process.get_loose(env, c"pid")?.as_number() {
-    Some(pid) if pid >= 1.0 && pid <= u32::MAX as f64 && pid.fract() == 0.0 => Ok(pid as u32),
-    _ => Err(Failure::new("process.pid is not a pid")),
-  }
-}
-
-/// What a step of the listener decided.
+/// What a step decided: pass `next()`'s decision back untouched, or this value (a new decision, or
+/// the promise of one).
 pub enum Outcome<'env> {
-  /// Hand `next()`'s decision back untouched.
   Pass,
-  /// Hand back this value (a new decision, or the promise of one).
   Value(Unknown<'env>),
 }
 
-/// Runs one step of the listener so that nothing escapes: a failure or a panic is logged once as a
-/// warning and the decision passes through.
+/// Runs a step so that nothing escapes: a failure or a panic is one warning, and the decision passes.
 pub fn contain<'env>(
   env: &'env Env,
   plugin: &Plugin,

@@ -11,6 +11,9 @@
 //! and `message`, `sandbox_edge` → `waiting` (continuations, deadlines) → `session_index` (the
 //! newest reading) → `napi_ext` (napi-rs's gaps).
 
+// `cargo test` builds register no `#[napi]` export (napi-derive), so the edge goes unused there.
+#![cfg_attr(test, allow(dead_code))]
+
 pub mod backoff;
 pub mod change;
 pub mod command;
@@ -26,22 +29,11 @@ pub mod sandbox;
 pub mod server;
 pub mod surface;
 
-// `cargo test` builds register no `#[napi]` export (napi-derive), so the edge goes unused there.
-#[cfg_attr(test, allow(dead_code))]
+mod helpers;
 mod host;
-#[cfg_attr(test, allow(dead_code))]
 mod listener;
-#[cfg_attr(test, allow(dead_code))]
-mod message;
-#[cfg_attr(test, allow(dead_code))]
 mod napi_ext;
-#[cfg_attr(test, allow(dead_code))]
 mod plugin;
-#[cfg_attr(test, allow(dead_code))]
 mod query;
-#[cfg_attr(test, allow(dead_code))]
 mod sandbox_edge;
-#[cfg_attr(test, allow(dead_code))]
 mod session_index;
-#[cfg_attr(test, allow(dead_code))]
-mod waiting;

@@ -1,5 +1,5 @@
 //! The `agent/pre-step` listener after `await next()`, step by step as the contract lists them:
-//! index.js's `preStep` reads the payload and awaits `next()`, then calls [`after_next_call`];
+//! index.js's `preStep` reads the payload and awaits `next()`, then calls `afterNext`;
 //! on the first step of a turn that was not rejected or aborted, find the newest reading the model
 //! still sees, hold back within the refresh interval, and query tmux ([`crate::query`]). On a
 //! later step, only a compaction inside `next()` that shadowed the newest reading brings a reading.
@@ -8,11 +8,12 @@
 
 use std::rc::Rc;
 
-use napi::bindgen_prelude::{Env, FunctionCallContext, JsObjectValue, Unknown};
+use napi::bindgen_prelude::{Env, External, JsObjectValue, Unknown, ValueType};
+use napi_derive::napi;
 
 use crate::diagnostics::Reason;
 use crate::host::{contain, Outcome, Plugin};
-use crate::napi_ext::{argument, Caught, Failure, Held, JsResult, UnknownExt};
+use crate::napi_ext::{Caught, Failure, Held, JsResult, Returned, UnknownExt};
 use crate::query::{query, PreviousReading};
 use crate::refresh::within_refresh_interval;
 use crate::session_index::{newest_reading, previous_reading, replace_generation, seen_generation};
@@ -30,32 +31,36 @@ pub struct PreStep<'env> {
   generation: Option<f64>,
 }
 
-impl<'env> PreStep<'env> {
-  /// The fields from a call's arguments `[agent, signal, turn, firstStep, generation]`, from `at` on.
-  fn of_arguments(cx: &'env FunctionCallContext<'_>, at: usize) -> PreStep<'env> {
-    let env: &'env Env = cx.env;
-    let nullish = |v: &Unknown| matches!(v.get_type(), Ok(napi::ValueType::Undefined | napi::ValueType::Null));
-    PreStep {
-      agent: Some(argument(cx, at)).filter(|v| v.is_object()),
-      signal: Some(argument(cx, at + 1)).filter(|v| !nullish(v)),
-      turn: argument(cx, at + 2).as_string().unwrap_or_default(),
-      first_step: argument(cx, at + 3).truthy(env),
-      generation: argument(cx, at + 4).as_number(),
-    }
-  }
-}
-
-/// `afterNext(decision, agent, signal, turn, firstStep, generation, ctx)`, which index.js's
+/// `afterNext(plugin, decision, agent, signal, turn, firstStep, generation, ctx)`, which index.js's
 /// `preStep` calls once `next()` resolved with `decision` (`ctx` only rides along: the step holds
 /// its context while it waits, as the JS listener's closure does): contract steps 2 to 8
 /// ([`after_next`]). Returns the decision itself, a new one, or the promise of a query's.
-pub fn after_next_call<'env>(cx: &'env FunctionCallContext<'_>, plugin: &Rc<Plugin>) -> Unknown<'env> {
-  let env: &'env Env = cx.env;
-  let decision = argument(cx, 0);
-  contain(env, plugin, decision, |_| {
-    let pre = PreStep::of_arguments(cx, 1);
-    after_next(env, plugin, &pre, decision)
-  })
+#[napi(
+  js_name = "afterNext",
+  ts_args_type = "plugin: ExternalObject<unknown>, decision: unknown, agent: unknown, signal: unknown, turn: string, firstStep: boolean, generation: number | undefined, ctx: unknown",
+  ts_return_type = "unknown"
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn after_next_call(
+  env: Env,
+  plugin: &External<Rc<Plugin>>,
+  decision: Unknown,
+  agent: Unknown,
+  signal: Unknown,
+  turn: String,
+  first_step: bool,
+  generation: Option<f64>,
+  _ctx: Unknown,
+) -> Returned {
+  let nullish = matches!(signal.get_type(), Ok(ValueType::Undefined | ValueType::Null));
+  let pre = PreStep {
+    agent: Some(agent).filter(|v| v.is_object()),
+    signal: Some(signal).filter(|_| !nullish),
+    turn,
+    first_step,
+    generation,
+  };
+  Returned::of(contain(&env, plugin, decision, |env| after_next(env, plugin, &pre, decision)))
 }
 
 /// Contract steps 2 to 6, once `next()` has resolved with `decision`. When a query starts, the
@@ -88,7 +93,7 @@ fn after_next<'env>(
     let previous = PreviousReading::Unread(Held::new(env, agent)?);
     return query(env, plugin, pre.signal, &pre.turn, shell, decision, previous);
   }
-  let previous = previous_reading(env, agent)?;
+  let previous = previous_reading(env, plugin.helpers, agent)?;
   if previous.is_some() && within_refresh_interval(interval, previous.as_ref(), date_now(env)?) {
     return Ok(Outcome::Pass);
   }
@@ -118,7 +123,7 @@ fn after_a_replacement<'env>(
     return Ok(Outcome::Pass);
   };
   let moved = surface_moved(pre.generation, seen_generation(env, agent), replace_generation(env, agent));
-  if !moved || !newest_reading(env, agent)?.newly_shadowed {
+  if !moved || !newest_reading(env, plugin.helpers, agent)?.newly_shadowed {
     return Ok(Outcome::Pass);
   }
   let Some(shell) = plugin.executor(env)? else {

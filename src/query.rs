@@ -1,25 +1,22 @@
 //! Contract steps 6 to 8: the query through the executor (`run()`, or `execute()` of the 0.1.7+
-//! generation), bounded by our own deadline too ([`crate::waiting`]), then its result: exit code,
-//! parse, compare with the newest reading, and the new decision.
+//! generation), awaited by index.js within our own bound too, then its result: exit code, parse,
+//! compare with the newest reading, and the new decision.
 
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use napi::bindgen_prelude::{Env, FunctionCallContext, Result as NapiResult, ToNapiValue, Unknown};
+use napi::bindgen_prelude::{Env, External, ToNapiValue, Unknown};
 use napi::JsValue;
+use napi_derive::napi;
 
 use crate::change::{decide_injection, Injection};
 use crate::diagnostics::{self, Reason};
 use crate::executor::{executor_api, ExecutorApi, Member, QUERY_STDOUT_MAX_BYTES};
 use crate::host::{contain, Outcome, Plugin};
-use crate::message::enter_with_reading;
-use crate::napi_ext::{
-  argument, error_message, object_of, undefined, Caught, Deferred, Failure, Held, JsResult, Returned, UnknownExt,
-};
+use crate::napi_ext::{error_message, object_of, undefined, Caught, Failure, Held, JsResult, Returned, UnknownExt};
 use crate::parse::parse_output;
 use crate::refresh::Previous;
 use crate::session_index::previous_reading;
-use crate::waiting::{self, Expiring};
 
 /// Grace after `queryTimeoutMs` before our own timer gives up on an executor that ignored it, ms.
 pub const OWN_TIMER_GRACE_MS: u64 = 1_000;
@@ -32,10 +29,10 @@ pub enum PreviousReading {
 }
 
 impl PreviousReading {
-  fn read(self, env: &Env) -> JsResult<Option<Previous>> {
+  fn read(self, env: &Env, plugin: &Plugin) -> JsResult<Option<Previous>> {
     match self {
       PreviousReading::Known(previous) => Ok(previous),
-      PreviousReading::Unread(agent) => previous_reading(env, agent.get(env)?),
+      PreviousReading::Unread(agent) => previous_reading(env, plugin.helpers, agent.get(env)?),
     }
   }
 }
@@ -71,44 +68,38 @@ pub fn query<'env>(
     ExecutorApi::Run => run,
     ExecutorApi::Execute => execute,
   };
-  let pending = match call.and_then(|call| call_executor(env, plugin, shell, api, call, signal)) {
-    Ok(pending) => pending,
+  let called = match call.and_then(|call| call_executor(env, plugin, shell, api, call, signal)) {
+    Ok(called) => called,
     Err(Failure(reason)) => {
       plugin.warn(env, &diagnostics::query_failed_warning(&reason));
       return Ok(Outcome::Pass);
     }
   };
-  wait_for(env, plugin, pending, decision, previous, turn, api)
+  wait_for(env, plugin, called, decision, previous, turn, api)
 }
 
-/// The promise of the step's decision once the executor's `pending` result settles it, or our own
-/// bound (`queryTimeoutMs` plus a grace) runs out.
+/// The promise of the step's decision: index.js's `waitFor` awaits the executor's `called` value
+/// within our own bound (`queryTimeoutMs` plus a grace), then calls back with the [`Query`].
 fn wait_for<'env>(
   env: &'env Env,
   plugin: &Rc<Plugin>,
-  pending: Unknown<'env>,
+  called: Unknown<'env>,
   decision: Unknown<'env>,
   previous: PreviousReading,
   turn: &str,
   api: ExecutorApi,
 ) -> JsResult<Outcome<'env>> {
-  let (deferred, promise) = Deferred::new(env)?;
-  let bound = Duration::from_millis(plugin.config.query_timeout_ms.saturating_add(OWN_TIMER_GRACE_MS));
-  let query = Query {
-    deferred,
-    deadline: Instant::now() + bound,
-    decision: Held::new(env, decision)?,
-    previous,
-    turn: turn.to_string(),
-    api,
-    plugin: Rc::clone(plugin),
-  };
-  if let Err(query) = await_result(env, pending, query) {
-    // Settle the query's promise (nobody waits for it) and contain the failure: the step passes.
-    let _ = query.deferred.resolve(env, decision);
-    return Err(Failure::new("tmux-context: cannot wait for the executor"));
-  }
-  Ok(Outcome::Value(promise.to_unknown()))
+  let bound_ms = plugin.config.query_timeout_ms.saturating_add(OWN_TIMER_GRACE_MS) as f64;
+  let query = Query { previous, turn: turn.to_string(), api, plugin: Rc::clone(plugin) };
+  let args = vec![
+    called,
+    (api == ExecutorApi::Execute).into_unknown(env).caught(env)?,
+    bound_ms.into_unknown(env).caught(env)?,
+    External::new(Some(query)).into_unknown(env).caught(env)?,
+    decision,
+  ];
+  let promise = plugin.helpers.wait_for.get(env)?.call_with(env, undefined(env), args)?;
+  Ok(Outcome::Value(promise))
 }
 
 /// Whether an executor member is a function, absent, or something else.
@@ -151,128 +142,61 @@ fn call_executor<'env>(
   let spec = resolve.call_with(env, shell, vec![request.to_unknown()])?;
   let spec = crate::sandbox_edge::spec_to_run(env, shell, resolve, request, spec)?;
   let name = if api == ExecutorApi::Run { "run" } else { "execute" };
-  let called = callable(call, name)?.call_with(env, shell, vec![spec])?;
-  match api {
-    ExecutorApi::Run => Ok(called),
-    // `Promise.resolve(execution).then((handle) => handle.result())`: a handle without `result()`
-    // rejects it.
-    ExecutorApi::Execute => {
-      waiting::then(env, called, vec![waiting::shared(env, "tmuxContextExecutionResult", execution_result)?])
-    }
-  }
+  callable(call, name)?.call_with(env, shell, vec![spec])
 }
 
-/// `(handle) => handle.result()`, for the `execute()` generation.
-fn execution_result(cx: &FunctionCallContext) -> NapiResult<Returned> {
-  let env = &*cx.env;
-  let handle = argument(cx, 0);
-  let result = handle.get_loose(env, c"result")?;
-  if result.as_function().is_none() {
-    return Err(napi::Error::from_reason("execution.result is not a function"));
-  }
-  Ok(Returned::of(result.call_with(env, handle, vec![])?))
-}
-
-/// A query in flight: the promise the step resolves with, and what deciding needs.
+/// A query in flight, as index.js's `waitFor` hands it back (once): what deciding needs.
 pub struct Query {
-  deferred: Deferred,
-  /// When our own bound runs out: `queryTimeoutMs` plus a grace, on the monotonic clock.
-  deadline: Instant,
-  decision: Held,
   /// The newest reading, or the agent whose session holds it (read once a location is known).
   previous: PreviousReading,
   turn: String,
   /// The executor API the query went through (it decides the reading's source shape).
   api: ExecutorApi,
-  /// The plugin, held while the query is in flight (until it settles or our bound expires), so
-  /// that a query in flight when its context is disposed ends as the JS package's does, with a
-  /// reading, whether or not a GC ran in between.
+  /// The plugin, held while the query is in flight, so that a query in flight when its context is
+  /// disposed ends as the JS package's does, with a reading, whether or not a GC ran in between.
   plugin: Rc<Plugin>,
 }
 
-/// Waits for the executor's promise, within the query's deadline: its result settles the step's
-/// promise ([`query_result`], [`query_failed`], bound to the query's id). On failure the query comes
-/// back, for the caller to settle.
-fn await_result(env: &Env, pending: Unknown, query: Query) -> Result<(), Box<Query>> {
-  let id = waiting::keep(env, query).map_err(Box::new)?;
-  let attached = (|| -> JsResult<()> {
-    let id = (id as f64).into_unknown(env).caught(env)?;
-    let on_fulfilled = waiting::shared(env, "tmuxContextQueryResult", query_result)?;
-    let on_rejected = waiting::shared(env, "tmuxContextQueryFailed", query_failed)?;
-    let callbacks = vec![waiting::bind(env, on_fulfilled, vec![id])?, waiting::bind(env, on_rejected, vec![id])?];
-    waiting::then(env, pending, callbacks).map(|_| ())
-  })();
-  match attached {
-    Err(_) => waiting::take::<Query>(env, id).map_or(Ok(()), |query| Err(Box::new(query))),
-    Ok(()) => Ok(()),
-  }
+/// The query's handle: `None` once a continuation took it.
+type Handle = External<Option<Query>>;
+
+/// `queryResult(query, result, decision)`: the executor answered: contract steps 6 (result) to 8
+/// ([`on_query_result`]). Returns the new decision, or `decision`.
+#[napi(ts_args_type = "query: ExternalObject<unknown>, result: unknown, decision: unknown", ts_return_type = "unknown")]
+pub fn query_result(env: Env, query: &mut Handle, result: Unknown, decision: Unknown) -> Returned {
+  let Some(query) = query.take() else { return Returned::of(decision) };
+  let plugin = query.plugin;
+  Returned::of(contain(&env, &plugin, decision, |env| {
+    on_query_result(env, &plugin, result, decision, query.previous, &query.turn, query.api)
+  }))
 }
 
-/// The query of a continuation `(id, value) => undefined`, and its value; `None` once settled.
-fn bound_query<'env>(cx: &'env FunctionCallContext) -> (Option<Query>, Unknown<'env>) {
-  let id = argument(cx, 0).as_number().map(|id| id as u64);
-  (id.and_then(|id| waiting::take::<Query>(cx.env, id)), argument(cx, 1))
+/// `queryFailed(query, reason, decision)`: `resolve()` threw or `run()` rejected: one warning, no
+/// location. Returns `decision`.
+#[napi(ts_args_type = "query: ExternalObject<unknown>, reason: unknown, decision: unknown", ts_return_type = "unknown")]
+pub fn query_failed(env: Env, query: &mut Handle, reason: Unknown, decision: Unknown) -> Returned {
+  if let Some(query) = query.take() {
+    query.plugin.warn(&env, &diagnostics::query_failed_warning(&error_message(&env, reason)));
+  }
+  Returned::of(decision)
 }
 
-/// The executor answered: contract steps 6 (result) to 8 ([`on_query_result`]).
-fn query_result(cx: &FunctionCallContext) -> NapiResult<Returned> {
-  let env = &*cx.env;
-  if let (Some(query), result) = bound_query(cx) {
-    let plugin = Rc::clone(&query.plugin);
-    let (previous, turn, api) = (query.previous, query.turn, query.api);
-    settle(env, query.deferred, &query.decision, |env, decision| {
-      contain(env, &plugin, decision, |env| on_query_result(env, &plugin, result, decision, previous, &turn, api))
-    });
+/// `queryExpired(query, decision)`: our own bound ran out (the executor ignored `timeoutMs`, or is
+/// stuck): the decision passes through, as a time-out does, and the plugin's backoff starts.
+#[napi(ts_args_type = "query: ExternalObject<unknown>, decision: unknown", ts_return_type = "unknown")]
+pub fn query_expired(env: Env, query: &mut Handle, decision: Unknown) -> Returned {
+  if let Some(query) = query.take() {
+    timed_out(&env, &query.plugin);
   }
-  Ok(Returned::of(undefined(env)))
+  Returned::of(decision)
 }
 
-/// `run()` rejected: one warning, no location.
-fn query_failed(cx: &FunctionCallContext) -> NapiResult<Returned> {
-  let env = &*cx.env;
-  if let (Some(query), reason) = bound_query(cx) {
-    let plugin = Rc::clone(&query.plugin);
-    settle(env, query.deferred, &query.decision, |env, decision| {
-      plugin.warn(env, &diagnostics::query_failed_warning(&error_message(env, reason)));
-      decision
-    });
-  }
-  Ok(Returned::of(undefined(env)))
-}
-
-/// Our own bound ran out (the executor ignored `timeoutMs`, or is stuck): the decision passes
-/// through, as a timeout does, and the plugin's backoff starts.
-impl Expiring for Query {
-  const SWEEP: &'static str = "tmuxContextSweep";
-
-  fn deadline(&self) -> Instant {
-    self.deadline
-  }
-
-  fn expire(self, env: &Env) {
-    let plugin = self.plugin;
-    settle(env, self.deferred, &self.decision, |env, decision| {
-      timed_out(env, &plugin);
-      decision
-    });
-  }
-}
-
-/// Resolves the step's promise with what `decide` returns (given the decision); a failure to read
-/// the held decision still settles it, with `undefined`.
-fn settle<'env>(
-  env: &'env Env,
-  deferred: Deferred,
-  decision: &Held,
-  decide: impl FnOnce(&'env Env, Unknown<'env>) -> Unknown<'env>,
-) {
-  let value = match decision.get(env) {
-    Ok(decision) => {
-      std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decide(env, decision))).unwrap_or(decision)
-    }
-    Err(_) => undefined(env),
-  };
-  let _ = deferred.resolve(env, value);
+/// `monotonicMs()`: ms on the monotonic clock since the addon first read it, the clock of our own
+/// bound (no fake timers of a test replace it).
+#[napi]
+pub fn monotonic_ms() -> f64 {
+  static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+  START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
 }
 
 /// Contract steps 6 (result) to 8: exit code, parse, compare, the new decision.
@@ -298,11 +222,18 @@ fn on_query_result<'env>(
     return Ok(Outcome::Pass);
   };
   plugin.located();
-  let previous = previous.read(env)?;
+  let previous = previous.read(env, plugin)?;
   match decide_injection(&answer, previous.as_ref(), turn) {
     Injection::Unchanged => Ok(Outcome::Pass),
     Injection::Inject(text) => {
-      Ok(Outcome::Value(enter_with_reading(env, decision, &text, api.own_source_kind())?.to_unknown()))
+      // index.js's `enter(decision, text, ownKind, id)`, with a fresh UUID v4 for the message's id.
+      let args = vec![
+        decision,
+        text.into_unknown(env).caught(env)?,
+        api.own_source_kind().into_unknown(env).caught(env)?,
+        uuid::Uuid::new_v4().to_string().into_unknown(env).caught(env)?,
+      ];
+      Ok(Outcome::Value(plugin.helpers.enter.get(env)?.call_with(env, undefined(env), args)?))
     }
   }
 }

@@ -8,7 +8,8 @@
 use napi::bindgen_prelude::{Env, FromNapiValue, JsObjectValue, Object, ToNapiValue, Unknown};
 use napi::JsValue;
 
-use crate::napi_ext::{per_env, take_exception, undefined, Caught, Failure, Held, JsResult, UnknownExt, Weak};
+use crate::helpers::Helpers;
+use crate::napi_ext::{take_exception, undefined, Caught, Failure, JsResult, UnknownExt, Weak};
 use crate::reading_index::{ReadingIndex, ScanPlan};
 use crate::refresh::Previous;
 use crate::render::{state_of_text, PLUGIN_NAME};
@@ -34,14 +35,14 @@ pub struct Newest {
 }
 
 /// `agent.session.events`' newest reading of this plugin, while it is on `agent.session.surface`.
-pub fn previous_reading(env: &Env, agent: Unknown) -> JsResult<Option<Previous>> {
-  Ok(newest_reading(env, agent)?.previous)
+pub fn previous_reading(env: &Env, helpers: &Helpers, agent: Unknown) -> JsResult<Option<Previous>> {
+  Ok(newest_reading(env, helpers, agent)?.previous)
 }
 
 /// [`previous_reading`], and whether it was shadowed just now.
-pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
+pub fn newest_reading(env: &Env, helpers: &Helpers, agent: Unknown) -> JsResult<Newest> {
   let session = agent.get_loose(env, c"session")?;
-  let (events, len) = spread_unless_array(env, session.get_loose(env, c"events")?)?;
+  let (events, len) = spread_unless_array(env, helpers, session.get_loose(env, c"events")?)?;
   let mut session = session.as_object().ok_or_else(|| Failure::new("agent.session is not an object"))?;
   // The state is taken out while the log is read (a getter may run JS), and put back after.
   let (state, attached) = match session.unwrap::<SessionState>() {
@@ -51,7 +52,7 @@ pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
       (SessionState::default(), false)
     }
   };
-  let (index, last) = rescan(env, &events, len, attached, state.index, state.last)?;
+  let (index, last) = rescan(env, helpers, &events, len, attached, state.index, state.last)?;
   let (newest, sighting, generation) = on_surface(env, session, index.latest.clone(), state.sighting);
   let state = SessionState { index, last, sighting, generation };
   match session.unwrap::<SessionState>() {
@@ -72,6 +73,7 @@ pub fn newest_reading(env: &Env, agent: Unknown) -> JsResult<Newest> {
 /// saw last, `last`, still stands at its place), and the event it saw last now.
 fn rescan(
   env: &Env,
+  helpers: &Helpers,
   events: &Object,
   len: usize,
   attached: bool,
@@ -85,7 +87,7 @@ fn rescan(
     ScanPlan::NewestFirst { len } => (0, len),
     ScanPlan::Appended { from, len } => (from, len),
   };
-  let index = index.after_scan(&plan, scan(env, events, from, len)?);
+  let index = index.after_scan(&plan, scan(env, helpers, events, from, len)?);
   let last = match index.scanned {
     0 => None,
     n => events
@@ -135,11 +137,15 @@ fn on_surface(
 /// a `Set`, a string) spread once into an array (index.js's `spread`, which throws JS's error for
 /// what is not iterable), so that the walk's indices and Rust's reads name the same events; with
 /// its length.
-fn spread_unless_array<'env>(env: &'env Env, events: Unknown<'env>) -> JsResult<(Object<'env>, usize)> {
+fn spread_unless_array<'env>(
+  env: &'env Env,
+  helpers: &Helpers,
+  events: Unknown<'env>,
+) -> JsResult<(Object<'env>, usize)> {
   let events = if events.is_array().unwrap_or(false) {
     events
   } else {
-    let spread = scanner(env)?.spread.get(env)?;
+    let spread = helpers.spread.get(env)?;
     spread.call_with(env, undefined(env), vec![events])?
   };
   // An array either way (`spread` returns one), so its length needs no property read.
@@ -185,79 +191,26 @@ fn holds_seq(env: &Env, surface: Unknown, seq: f64) -> bool {
   .unwrap_or(true)
 }
 
-/// The walk and the spread of index.js, handed over at apply and kept once per JS
-/// environment (Node-API instance data), so V8 optimizes the walk once for every plugin instance
-/// and session of the process.
-struct Scanner {
-  spread: Held,
-  newest_candidate: Held,
-}
-
-/// Why `apply` refuses its `helpers`: they are not index.js's.
-pub const HELPERS_WANTED: &str =
-  "tmux-context: apply(ctx, config, helpers) needs index.js's functions ({ spread, newestCandidate, preStep })";
-
-/// Keeps `scan` (index.js's `{ spread, newestCandidate }`) for this JS environment,
-/// unless one is kept already; fails when it does not hold the two functions.
-pub fn use_scan(env: &Env, scan: Unknown) -> JsResult<()> {
-  let function = |key| -> JsResult<Held> {
-    let f = scan.get_loose(env, key)?;
-    match f.as_function() {
-      Some(_) => Held::new(env, f),
-      None => Err(Failure::new(HELPERS_WANTED)),
-    }
-  };
-  let (spread, newest_candidate) = (function(c"spread")?, function(c"newestCandidate")?);
-  per_env(env, || Ok(Scanner { spread, newest_candidate })).map(|_| ())
-}
-
-fn scanner(env: &Env) -> JsResult<&'static Scanner> {
-  per_env(env, || Err(Failure::new(HELPERS_WANTED)))
-}
-
-/// Reads events `from..len` newest first and stops at the first reading of this plugin: the JS
-/// package's scan. `Some(None)` when that reading's first content block is not text.
-fn scan(env: &Env, events: &Object, from: usize, len: usize) -> JsResult<Option<Option<Previous>>> {
-  let walk = scanner(env)?.newest_candidate.get(env)?;
+/// Reads events `from..len` newest first and stops at the first reading of this plugin (index.js's
+/// `newestReading`): the JS package's scan. `Some(None)` when that reading's first content block is
+/// not text.
+fn scan(env: &Env, helpers: &Helpers, events: &Object, from: usize, len: usize) -> JsResult<Option<Option<Previous>>> {
+  let walk = helpers.newest_reading.get(env)?;
   let range = vec![
     events.to_unknown(),
     (from as f64).into_unknown(env).caught(env)?,
     (len as f64).into_unknown(env).caught(env)?,
     PLUGIN_NAME.into_unknown(env).caught(env)?,
   ];
-  let at = walk.call_with(env, undefined(env), range)?.as_number().unwrap_or(-1.0);
-  if !(at >= from as f64 && at < len as f64) {
+  let found = walk.call_with(env, undefined(env), range)?;
+  if found.is_undefined() {
     return Ok(None);
   }
-  let event = events.get_element::<Object>(at as u32).caught(env)?;
-  reading_of(env, event).map(Some)
-}
-
-/// The state, time and place of a reading the walk found (`None` when its first content block is
-/// not text).
-fn reading_of(env: &Env, event: Object) -> JsResult<Option<Previous>> {
-  let field = |key| event.get_c_named_property_unchecked::<Unknown>(key).caught(env);
-  let Some(text) = first_text(env, field(c"data")?)? else {
-    return Ok(None);
-  };
-  Ok(Some(Previous {
-    state: state_of_text(&text).to_string(),
-    // `now >= previous.time` coerces in JS: a numeric string or a Date counts as its number.
-    time: field(c"time")?.to_number(env),
-    seq: field(c"seq")?.as_number(),
-  }))
-}
-
-/// `data.content[0].text` when that block's `type` is `'text'` and the text a string (or a
-/// `String` object).
-fn first_text(env: &Env, data: Unknown) -> JsResult<Option<String>> {
-  let content = data.get_loose(env, c"content")?;
-  let block = match content.as_object() {
-    Some(list) if content.length(env).unwrap_or(0) > 0 => list.get_element::<Unknown>(0).caught(env)?,
-    _ => return Ok(None),
-  };
-  if !block.is_object() || !block.get_loose(env, c"type")?.string_is("text") {
-    return Ok(None);
-  }
-  Ok(block.get_loose(env, c"text")?.as_string_value(env))
+  let Some(reading) = found.as_object() else { return Ok(Some(None)) };
+  let field = |index| reading.get_element::<Unknown>(index).caught(env);
+  Ok(Some(Some(Previous {
+    state: state_of_text(&field(0)?.as_string().unwrap_or_default()).to_string(),
+    time: field(1)?.as_number().unwrap_or(f64::NAN),
+    seq: field(2)?.as_number(),
+  })))
 }

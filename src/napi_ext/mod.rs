@@ -4,15 +4,13 @@
 
 use std::ptr;
 
-mod promise;
 mod refs;
 
-pub use promise::Deferred;
 pub use refs::{Held, Weak};
 
 use napi::bindgen_prelude::{
-  Env, FromNapiValue, Function, FunctionCallContext, JsObjectValue, JsValuesTupleIntoVec, Object, Result as NapiResult,
-  ToNapiValue, Unknown, ValueType,
+  Env, FromNapiValue, Function, JsObjectValue, JsValuesTupleIntoVec, Object, Result as NapiResult, ToNapiValue,
+  Unknown, ValueType,
 };
 use napi::{sys, JsValue};
 
@@ -182,33 +180,9 @@ pub trait UnknownExt<'env>: Sized {
     object.get_c_named_property_unchecked(key).caught(env)
   }
 
-  /// `v.length` as an index bound: fast for arrays, through the property for array-likes (a Proxy).
-  fn length(&self, env: &Env) -> JsResult<u32> {
-    let v = self.unknown();
-    if let Some(array) = v.as_object().filter(|_| v.is_array().unwrap_or(false)) {
-      return array.get_array_length().caught(env);
-    }
-    match v.get_loose(env, c"length")?.as_number() {
-      Some(n) if n.is_finite() && n >= 0.0 => Ok(n.min(u32::MAX as f64) as u32),
-      _ => Err(Failure::new("not an array-like value")),
-    }
-  }
-
   /// JS truthiness (`!!v`).
   fn truthy(&self, env: &Env) -> bool {
     self.unknown().coerce_to_bool().caught(env).unwrap_or(false)
-  }
-
-  /// JS `Number(v)` without throwing: `NaN` when it cannot be had (a symbol, a throwing `valueOf`).
-  fn to_number(&self, env: &Env) -> f64 {
-    let v = self.unknown();
-    if let Some(n) = v.as_number() {
-      return n;
-    }
-    if v.type_is(ValueType::Symbol) {
-      return f64::NAN;
-    }
-    v.coerce_to_number().and_then(|n| n.get_double()).caught(env).unwrap_or(f64::NAN)
   }
 
   /// JS `String(v)` for the values a payload holds: a coercion without a JS call where it can.
@@ -260,15 +234,6 @@ pub fn per_env<T: 'static>(env: &Env, make: impl FnOnce() -> JsResult<T>) -> JsR
     .ok_or_else(|| Failure::new("tmux-context: instance data of another type"))
 }
 
-/// Argument `index` of a call, `undefined` when the caller passed fewer (napi-rs's
-/// `FunctionCallContext::get` fails there instead).
-pub fn argument<'a>(cx: &'a FunctionCallContext, index: usize) -> Unknown<'a> {
-  match cx.get::<Unknown>(index) {
-    Ok(value) => value,
-    Err(_) => undefined(cx.env),
-  }
-}
-
 /// A JS value made inside a callback, handed back to JS as the callback's return value. napi-rs's
 /// closures must return a type without the call's lifetime; this carries the raw handle, which
 /// stays valid until the callback returns.
@@ -294,15 +259,6 @@ pub fn object_of<'env>(env: &'env Env, props: &[(&std::ffi::CStr, Unknown)]) -> 
     object.set_c_named_property(key, *value).caught(env)?;
   }
   Ok(object)
-}
-
-/// An array of these values, in this order.
-pub fn array_of<'env>(env: &'env Env, items: &[Unknown]) -> JsResult<Object<'env>> {
-  let mut array = env.create_array(items.len() as u32).caught(env)?;
-  for (index, item) in items.iter().enumerate() {
-    array.set(index as u32, *item).caught(env)?;
-  }
-  array.coerce_to_object().caught(env)
 }
 
 /// `undefined` (napi-rs returns it through a `Result` for a call that cannot fail).

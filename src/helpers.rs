@@ -1,0 +1,32 @@
+//! The functions of index.js that the edge calls, handed over at `apply` and kept once per JS
+//! environment (Node-API instance data), so V8 optimizes them once for every plugin and session.
+
+use napi::bindgen_prelude::{Env, Unknown};
+
+use crate::napi_ext::{per_env, Failure, Held, JsResult, UnknownExt};
+
+/// index.js's `spread` and `newestReading` (the walk over the log), `waitFor` (a query's wait)
+/// and `enter` (the decision with a reading).
+pub struct Helpers {
+  pub spread: Held,
+  pub newest_reading: Held,
+  pub wait_for: Held,
+  pub enter: Held,
+}
+
+/// Why `apply` refuses its `helpers`: they are not index.js's.
+pub const HELPERS_WANTED: &str =
+  "tmux-context: apply(ctx, config, helpers, pid) needs index.js's functions ({ spread, newestReading, waitFor, enter })";
+
+/// Keeps `helpers` for this JS environment, unless some are kept already, and returns those kept;
+/// fails when one is not a function.
+pub fn keep_helpers(env: &Env, helpers: Unknown) -> JsResult<&'static Helpers> {
+  let function = |key| -> JsResult<Held> {
+    let f = helpers.get_loose(env, key)?;
+    f.as_function().ok_or_else(|| Failure::new(HELPERS_WANTED))?;
+    Held::new(env, f)
+  };
+  let (spread, newest_reading) = (function(c"spread")?, function(c"newestReading")?);
+  let (wait_for, enter) = (function(c"waitFor")?, function(c"enter")?);
+  per_env(env, || Ok(Helpers { spread, newest_reading, wait_for, enter }))
+}
