@@ -1,10 +1,7 @@
-//! The `agent/pre-step` listener after `await next()`, step by step as the contract lists them:
-//! index.js's `preStep` reads the payload and awaits `next()`, then calls `afterNext`;
-//! on the first step of a turn that was not rejected or aborted, find the newest reading the model
-//! still sees, hold back within the refresh interval, and query tmux ([`crate::query`]). On a
-//! later step, only a compaction inside `next()` that shadowed the newest reading brings a reading.
-//! Nothing of a step is kept on the Rust side: a step whose `next()` never settles holds nothing of
-//! ours once its promises are garbage.
+//! The `agent/pre-step` listener after `await next()` (index.js's `preStep` reads the payload and
+//! awaits it), as the contract lists its steps: on the first step of a turn, find the newest reading
+//! the model still sees, hold back within the refresh interval, and query tmux ([`crate::query`]);
+//! on a later step, query only when a compaction inside `next()` shadowed the newest reading.
 
 use std::rc::Rc;
 
@@ -13,45 +10,42 @@ use napi_derive::napi;
 
 use crate::diagnostics::Reason;
 use crate::host::{contain, Outcome, Plugin};
-use crate::napi_ext::{Caught, Failure, Held, JsResult, Returned, UnknownExt};
+use crate::napi_ext::{Caught, Failure, Held, JsResult, UnknownExt};
 use crate::query::{query, PreviousReading};
 use crate::refresh::within_refresh_interval;
 use crate::session_index::{newest_reading, previous_reading, replace_generation, seen_generation};
 use crate::surface::surface_moved;
 
-/// The payload fields, as index.js's `preStep` read them before `next()` (as the JS listener
-/// destructures `{ agent, turn, step, signal }`).
+/// The payload fields, as index.js's `preStep` read them before `next()`.
 pub struct PreStep<'env> {
   agent: Option<Unknown<'env>>,
   signal: Option<Unknown<'env>>,
   turn: String,
   first_step: bool,
-  /// On a step after the first, the surface's replace generation before `next()` (`None` without
-  /// a surface): a compaction inside `next()` changes it.
+  /// After the first step, the surface's replace generation before `next()`.
   generation: Option<f64>,
 }
 
-/// `afterNext(plugin, decision, agent, signal, turn, firstStep, generation, ctx)`, which index.js's
-/// `preStep` calls once `next()` resolved with `decision` (`ctx` only rides along: the step holds
-/// its context while it waits, as the JS listener's closure does): contract steps 2 to 8
-/// ([`after_next`]). Returns the decision itself, a new one, or the promise of a query's.
+/// `afterNext(plugin, decision, agent, signal, turn, firstStep, generation, ctx)`, once `next()`
+/// resolved with `decision` (`ctx` rides along, held while the step waits, as the JS package's
+/// closure holds it): the decision itself, a new one, or the promise of a query's.
 #[napi(
   js_name = "afterNext",
   ts_args_type = "plugin: ExternalObject<unknown>, decision: unknown, agent: unknown, signal: unknown, turn: string, firstStep: boolean, generation: number | undefined, ctx: unknown",
   ts_return_type = "unknown"
 )]
 #[allow(clippy::too_many_arguments)]
-pub fn after_next_call(
-  env: Env,
+pub fn after_next_call<'env>(
+  env: &'env Env,
   plugin: &External<Rc<Plugin>>,
-  decision: Unknown,
-  agent: Unknown,
-  signal: Unknown,
+  decision: Unknown<'env>,
+  agent: Unknown<'env>,
+  signal: Unknown<'env>,
   turn: String,
   first_step: bool,
   generation: Option<f64>,
   _ctx: Unknown,
-) -> Returned {
+) -> Unknown<'env> {
   let nullish = matches!(signal.get_type(), Ok(ValueType::Undefined | ValueType::Null));
   let pre = PreStep {
     agent: Some(agent).filter(|v| v.is_object()),
@@ -60,11 +54,10 @@ pub fn after_next_call(
     first_step,
     generation,
   };
-  Returned::of(contain(&env, plugin, decision, |env| after_next(env, plugin, &pre, decision)))
+  contain(env, plugin, decision, |env| after_next(env, plugin, &pre, decision))
 }
 
-/// Contract steps 2 to 6, once `next()` has resolved with `decision`. When a query starts, the
-/// outcome is the promise of its decision.
+/// Contract steps 2 to 6.
 fn after_next<'env>(
   env: &'env Env,
   plugin: &Rc<Plugin>,
@@ -88,8 +81,7 @@ fn after_next<'env>(
   let agent = pre.agent.ok_or_else(|| Failure::new("pre-step payload has no agent"))?;
   let interval = plugin.config.refresh_interval_ms;
   if !interval.is_some_and(|i| i > 0.0) {
-    // Without a refresh floor the previous reading only matters once a location is known: a
-    // process outside tmux never reads the log.
+    // Without a refresh floor the log is read only once a location is known.
     let previous = PreviousReading::Unread(Held::new(env, agent)?);
     return query(env, plugin, pre.signal, &pre.turn, shell, decision, previous);
   }
@@ -109,10 +101,8 @@ fn date_now(env: &Env) -> JsResult<f64> {
   Ok(now.as_number().unwrap_or(f64::NAN))
 }
 
-/// A step after the first: a reading only when a replacement (a compaction) inside `next()`, or
-/// since the surface was last looked at, just shadowed the newest reading, so the model's next
-/// request still carries its place. Otherwise, and on surfaces that did not change, the decision
-/// passes through.
+/// A later step: a reading only when a replacement (a compaction) inside `next()`, or since the
+/// surface was last looked at, just shadowed the newest reading.
 fn after_a_replacement<'env>(
   env: &'env Env,
   plugin: &Rc<Plugin>,

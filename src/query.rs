@@ -13,7 +13,7 @@ use crate::change::{decide_injection, Injection};
 use crate::diagnostics::{self, Reason};
 use crate::executor::{executor_api, ExecutorApi, Member, QUERY_STDOUT_MAX_BYTES};
 use crate::host::{contain, Outcome, Plugin};
-use crate::napi_ext::{error_message, object_of, undefined, Caught, Failure, Held, JsResult, Returned, UnknownExt};
+use crate::napi_ext::{error_message, object_of, undefined, Caught, Failure, Held, JsResult, UnknownExt};
 use crate::parse::parse_output;
 use crate::refresh::Previous;
 use crate::session_index::previous_reading;
@@ -21,8 +21,8 @@ use crate::session_index::previous_reading;
 /// Grace after `queryTimeoutMs` before our own timer gives up on an executor that ignored it, ms.
 pub const OWN_TIMER_GRACE_MS: u64 = 1_000;
 
-/// The newest reading of the session, as far as this step needed it so far: read (`Known`), or
-/// still to be read from the agent's session, once a location makes it matter (`Unread`).
+/// The session's newest reading: read (`Known`), or to be read from the agent once a location makes
+/// it matter (`Unread`).
 pub enum PreviousReading {
   Known(Option<Previous>),
   Unread(Held),
@@ -37,9 +37,8 @@ impl PreviousReading {
   }
 }
 
-/// Contract step 6: `shell.run(shell.resolve({ command, signal, timeoutMs }))` (or `execute()`,
-/// [`crate::executor`]), bounded by our own timer too. `resolve()` throwing or `run()` rejecting is
-/// one warning and no location. When the query starts, the outcome is the promise of its decision.
+/// Contract step 6: `shell.run(shell.resolve({ command, signal, timeoutMs }))` (or `execute()`),
+/// and the promise of its decision. `resolve()` throwing or `run()` rejecting is one warning.
 pub fn query<'env>(
   env: &'env Env,
   plugin: &Rc<Plugin>,
@@ -50,10 +49,8 @@ pub fn query<'env>(
   previous: PreviousReading,
 ) -> JsResult<Outcome<'env>> {
   if plugin.backoff.borrow().holds(Instant::now()) {
-    // A stuck tmux is given time (the reason was logged when it timed out).
     return Ok(Outcome::Pass);
   }
-  // `run` where the executor has one, else `execute` (the upstream 0.1.7+ generation).
   let run = shell.get_loose(env, c"run");
   let execute = match member(&run) {
     Member::Absent => shell.get_loose(env, c"execute"),
@@ -78,8 +75,7 @@ pub fn query<'env>(
   wait_for(env, plugin, called, decision, previous, turn, api)
 }
 
-/// The promise of the step's decision: index.js's `waitFor` awaits the executor's `called` value
-/// within our own bound (`queryTimeoutMs` plus a grace), then calls back with the [`Query`].
+/// index.js's `waitFor`: `called` awaited within our own bound, then handed back with the [`Query`].
 fn wait_for<'env>(
   env: &'env Env,
   plugin: &Rc<Plugin>,
@@ -111,9 +107,8 @@ fn member(f: &JsResult<Unknown>) -> Member {
   }
 }
 
-/// `bash.run(bash.resolve(request))`, in JS's order: `run` was read, then `resolve` is read and
-/// called, then `run` is called (a `run` that is not a function fails after `resolve` ran). The
-/// `execute()` generation: `(await bash.execute(bash.resolve(request))).result()`, the same way.
+/// `bash.run(bash.resolve(request))` in JS's order (`run` read, `resolve` read and called, then
+/// `run` called), or `bash.execute(…)`.
 fn call_executor<'env>(
   env: &'env Env,
   plugin: &Plugin,
@@ -145,54 +140,53 @@ fn call_executor<'env>(
   callable(call, name)?.call_with(env, shell, vec![spec])
 }
 
-/// A query in flight, as index.js's `waitFor` hands it back (once): what deciding needs.
+/// A query in flight: what deciding needs. It holds its plugin, so that a query in flight when its
+/// context is disposed ends as the JS package's does, with a reading, GC or not.
 pub struct Query {
-  /// The newest reading, or the agent whose session holds it (read once a location is known).
   previous: PreviousReading,
   turn: String,
   /// The executor API the query went through (it decides the reading's source shape).
   api: ExecutorApi,
-  /// The plugin, held while the query is in flight, so that a query in flight when its context is
-  /// disposed ends as the JS package's does, with a reading, whether or not a GC ran in between.
   plugin: Rc<Plugin>,
 }
 
 /// The query's handle: `None` once a continuation took it.
 type Handle = External<Option<Query>>;
 
-/// `queryResult(query, result, decision)`: the executor answered: contract steps 6 (result) to 8
-/// ([`on_query_result`]). Returns the new decision, or `decision`.
+/// `queryResult(query, result, decision)`: the executor answered ([`on_query_result`]).
 #[napi(ts_args_type = "query: ExternalObject<unknown>, result: unknown, decision: unknown", ts_return_type = "unknown")]
-pub fn query_result(env: Env, query: &mut Handle, result: Unknown, decision: Unknown) -> Returned {
-  let Some(query) = query.take() else { return Returned::of(decision) };
+pub fn query_result<'env>(
+  env: &'env Env,
+  query: &mut Handle,
+  result: Unknown<'env>,
+  decision: Unknown<'env>,
+) -> Unknown<'env> {
+  let Some(query) = query.take() else { return decision };
   let plugin = query.plugin;
-  Returned::of(contain(&env, &plugin, decision, |env| {
+  contain(env, &plugin, decision, |env| {
     on_query_result(env, &plugin, result, decision, query.previous, &query.turn, query.api)
-  }))
+  })
 }
 
-/// `queryFailed(query, reason, decision)`: `resolve()` threw or `run()` rejected: one warning, no
-/// location. Returns `decision`.
+/// `queryFailed(query, reason, decision)`: the executor rejected: one warning, no location.
 #[napi(ts_args_type = "query: ExternalObject<unknown>, reason: unknown, decision: unknown", ts_return_type = "unknown")]
-pub fn query_failed(env: Env, query: &mut Handle, reason: Unknown, decision: Unknown) -> Returned {
+pub fn query_failed<'env>(env: &Env, query: &mut Handle, reason: Unknown, decision: Unknown<'env>) -> Unknown<'env> {
   if let Some(query) = query.take() {
-    query.plugin.warn(&env, &diagnostics::query_failed_warning(&error_message(&env, reason)));
+    query.plugin.warn(env, &diagnostics::query_failed_warning(&error_message(env, reason)));
   }
-  Returned::of(decision)
+  decision
 }
 
-/// `queryExpired(query, decision)`: our own bound ran out (the executor ignored `timeoutMs`, or is
-/// stuck): the decision passes through, as a time-out does, and the plugin's backoff starts.
+/// `queryExpired(query, decision)`: our own bound ran out: a time-out (and the backoff starts).
 #[napi(ts_args_type = "query: ExternalObject<unknown>, decision: unknown", ts_return_type = "unknown")]
-pub fn query_expired(env: Env, query: &mut Handle, decision: Unknown) -> Returned {
+pub fn query_expired<'env>(env: &Env, query: &mut Handle, decision: Unknown<'env>) -> Unknown<'env> {
   if let Some(query) = query.take() {
-    timed_out(&env, &query.plugin);
+    timed_out(env, &query.plugin);
   }
-  Returned::of(decision)
+  decision
 }
 
-/// `monotonicMs()`: ms on the monotonic clock since the addon first read it, the clock of our own
-/// bound (no fake timers of a test replace it).
+/// `monotonicMs()`: ms on the monotonic clock, for our own bound (no fake timers replace it).
 #[napi]
 pub fn monotonic_ms() -> f64 {
   static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
@@ -226,7 +220,7 @@ fn on_query_result<'env>(
   match decide_injection(&answer, previous.as_ref(), turn) {
     Injection::Unchanged => Ok(Outcome::Pass),
     Injection::Inject(text) => {
-      // index.js's `enter(decision, text, ownKind, id)`, with a fresh UUID v4 for the message's id.
+      // index.js's `enter(decision, text, ownKind, id)`, the id a fresh UUID v4.
       let args = vec![
         decision,
         text.into_unknown(env).caught(env)?,
@@ -238,8 +232,8 @@ fn on_query_result<'env>(
   }
 }
 
-/// The query ended without a location (exit status `exit_code`, `None` for no number): why, at
-/// debug level; a time-out also starts the backoff. Nothing here fails the step.
+/// The query ended without a location (exit status `exit_code`): why, at debug level; a time-out
+/// also starts the backoff.
 fn no_location(env: &Env, plugin: &Plugin, result: Unknown, exit_code: Option<f64>) {
   if result.get_loose(env, c"timedOut").is_ok_and(|t| t.truthy(env)) {
     timed_out(env, plugin);
@@ -255,8 +249,7 @@ fn no_location(env: &Env, plugin: &Plugin, result: Unknown, exit_code: Option<f6
   plugin.no_reading(env, Reason::of_exit(exit_code.filter(|c| c.fract() == 0.0).map(|c| c as i64), &stderr));
 }
 
-/// tmux did not answer within the bound (the executor's time-out, or our own timer): no query for
-/// the backoff's pause, and the reason at debug level.
+/// tmux did not answer in time: no query for the backoff's pause, and why, at debug level.
 pub fn timed_out(env: &Env, plugin: &Plugin) {
   let pause = plugin.backoff.borrow_mut().timed_out(Instant::now());
   plugin.no_reading(env, Reason::TimedOut { timeout_ms: plugin.config.query_timeout_ms, backoff_s: pause.as_secs() });

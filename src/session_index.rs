@@ -1,9 +1,7 @@
-//! The newest reading in a session's durable events, without reading the whole log each turn: a
-//! per-session index attached to the session object itself (`napi_wrap`, so it dies with the
-//! session), built newest-first on first sight and extended by the events appended since. The
-//! index checks each turn that the event it saw last still stands at its place, so a log that was
-//! not only appended to is read afresh. A reading counts only while the model can see it: where
-//! the session has a surface, the newest reading's seq must still be on it ([`crate::surface`]).
+//! The newest reading in a session's durable events: an index attached to the session object
+//! (`napi_wrap`: it dies with the session), built newest-first on first sight, then extended by the
+//! events appended since, while the event it saw last still stands at its place (else read afresh).
+//! A reading counts while the session's surface, where it has one, still holds its seq.
 
 use napi::bindgen_prelude::{Env, FromNapiValue, JsObjectValue, Object, ToNapiValue, Unknown};
 use napi::JsValue;
@@ -15,8 +13,8 @@ use crate::refresh::Previous;
 use crate::render::{state_of_text, PLUGIN_NAME};
 use crate::surface::{look, Sighting, Standing};
 
-/// What this addon keeps per session object: the index, the last event it saw (weakly), what it
-/// last saw of the newest reading on the surface, and the surface's replace generation then.
+/// What is kept per session object: the index, the last event it saw (weakly), what it last saw of
+/// the newest reading on the surface, and the surface's replace generation then.
 #[derive(Default)]
 struct SessionState {
   index: ReadingIndex,
@@ -27,10 +25,9 @@ struct SessionState {
 
 /// The newest reading of a session, as the model sees it.
 pub struct Newest {
-  /// `None` when there is none, when its first content block is not text, or when a replacement
-  /// shadowed it from the surface.
+  /// `None` when there is none, its first content block is not text, or it was shadowed.
   pub previous: Option<Previous>,
-  /// The newest reading was found shadowed just now (seen visible before, or never looked at).
+  /// Found shadowed just now (seen visible before, or never looked at).
   pub newly_shadowed: bool,
 }
 
@@ -69,8 +66,7 @@ pub fn newest_reading(env: &Env, helpers: &Helpers, agent: Unknown) -> JsResult<
   Ok(newest)
 }
 
-/// The index after reading what `index` has not seen of `events` (everything, unless the event it
-/// saw last, `last`, still stands at its place), and the event it saw last now.
+/// The index after reading what it has not seen of `events`, and the event it saw last now.
 fn rescan(
   env: &Env,
   helpers: &Helpers,
@@ -111,8 +107,8 @@ fn still_stands(env: &Env, index: &ReadingIndex, last: Option<&Weak>, events: &O
   }
 }
 
-/// The newest reading as the model sees it: `latest`, unless the session's surface no longer holds
-/// its seq; what was seen of it, and the surface's replace generation.
+/// `latest`, unless the session's surface no longer holds its seq; what was seen of it, and the
+/// surface's replace generation.
 fn on_surface(
   env: &Env,
   session: Object,
@@ -133,10 +129,8 @@ fn on_surface(
   (newest, Some(seen), generation)
 }
 
-/// The log as the JS package reads it, `[...events]`: an array as it is, any other value (a Proxy,
-/// a `Set`, a string) spread once into an array (index.js's `spread`, which throws JS's error for
-/// what is not iterable), so that the walk's indices and Rust's reads name the same events; with
-/// its length.
+/// The log as the JS package reads it, `[...events]` (index.js's `spread`) unless it is an array,
+/// and its length.
 fn spread_unless_array<'env>(
   env: &'env Env,
   helpers: &Helpers,
@@ -148,20 +142,17 @@ fn spread_unless_array<'env>(
     let spread = helpers.spread.get(env)?;
     spread.call_with(env, undefined(env), vec![events])?
   };
-  // An array either way (`spread` returns one), so its length needs no property read.
   let events = Object::from_unknown(events).caught(env)?;
   Ok((events, events.get_array_length().caught(env)? as usize))
 }
 
-/// `agent.session.surface.replaceGeneration`: `None` when the session has no surface (harnesses
-/// before it, stand-in sessions) or reading it fails.
+/// `agent.session.surface.replaceGeneration`, where it can be read.
 pub fn replace_generation(env: &Env, agent: Unknown) -> Option<f64> {
   let session = agent.get_loose(env, c"session").ok()?;
   surface_of(env, session).map(|(_, generation)| generation)
 }
 
-/// The replace generation of `agent.session`'s surface when [`newest_reading`] last looked at it;
-/// `None` when it never did (or the session has no surface).
+/// The replace generation of `agent.session`'s surface when [`newest_reading`] last looked.
 pub fn seen_generation(env: &Env, agent: Unknown) -> Option<f64> {
   let session = agent.get_loose(env, c"session").ok()?.as_object()?;
   match session.unwrap::<SessionState>() {

@@ -234,24 +234,6 @@ pub fn per_env<T: 'static>(env: &Env, make: impl FnOnce() -> JsResult<T>) -> JsR
     .ok_or_else(|| Failure::new("tmux-context: instance data of another type"))
 }
 
-/// A JS value made inside a callback, handed back to JS as the callback's return value. napi-rs's
-/// closures must return a type without the call's lifetime; this carries the raw handle, which
-/// stays valid until the callback returns.
-pub struct Returned(sys::napi_value);
-
-impl Returned {
-  pub fn of<'env, V: JsValue<'env>>(value: V) -> Returned {
-    Returned(value.raw())
-  }
-}
-
-impl ToNapiValue for Returned {
-  // SAFETY: returns a handle made in the same callback scope it is returned from.
-  unsafe fn to_napi_value(_env: sys::napi_env, value: Self) -> NapiResult<sys::napi_value> {
-    Ok(value.0)
-  }
-}
-
 /// A plain object with these properties, in this order.
 pub fn object_of<'env>(env: &'env Env, props: &[(&std::ffi::CStr, Unknown)]) -> JsResult<Object<'env>> {
   let mut object = Object::new(env).caught(env)?;
