@@ -1,12 +1,10 @@
-//! The functions of index.js that the edge calls, handed over at `apply` and kept once per JS
-//! environment (Node-API instance data), so V8 optimizes them once for every plugin and session.
+//! index.js's functions that the edge calls, kept once per JS environment (V8 optimizes them once).
 
 use napi::bindgen_prelude::{Env, Unknown};
 
 use crate::napi_ext::{per_env, Failure, Held, JsResult, UnknownExt};
 
-/// index.js's `spread` and `newestReading` (the walk over the log), `waitFor` (a query's wait)
-/// and `enter` (the decision with a reading).
+/// The walk over the log (`spread`, `newestReading`), a query's wait, and the decision with a reading.
 pub struct Helpers {
   pub spread: Held,
   pub newest_reading: Held,
@@ -18,8 +16,7 @@ pub struct Helpers {
 pub const HELPERS_WANTED: &str =
   "tmux-context: apply(ctx, config, helpers, pid) needs index.js's functions ({ spread, newestReading, waitFor, enter })";
 
-/// Keeps `helpers` for this JS environment, unless some are kept already, and returns those kept;
-/// fails when one is not a function.
+/// The helpers this JS environment keeps (the first `helpers` handed over); fails on a non-function.
 pub fn keep_helpers(env: &Env, helpers: Unknown) -> JsResult<&'static Helpers> {
   let function = |key| -> JsResult<Held> {
     let f = helpers.get_loose(env, key)?;

@@ -1,7 +1,7 @@
 //! One applied plugin: its context (weakly), config, backoff and what it logged; the logger, the
 //! executor service and the query's request; how a step's failure is contained.
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
@@ -23,10 +23,8 @@ pub struct Plugin {
   ctx: Weak,
   pub config: Config,
   pub helpers: &'static Helpers,
-  /// This process's pid, as index.js read it (`process.pid`, as the JS package reads it).
-  pid: u32,
-  /// `{ command, timeoutMs }`, made once.
-  request_parts: OnceCell<Held>,
+  /// `process.pid`, as the JS package reads it.
+  pub pid: u32,
   /// No query while a stuck tmux is given time.
   pub backoff: RefCell<Backoff<Instant>>,
   /// Why the last first step got no reading, as logged (`None` after a reading or an unchanged one).
@@ -43,7 +41,6 @@ impl Plugin {
       config,
       helpers,
       pid,
-      request_parts: OnceCell::new(),
       backoff: RefCell::default(),
       last_reason: RefCell::new(None),
       warned_once: RefCell::default(),
@@ -94,17 +91,6 @@ impl Plugin {
     self.last_reason.borrow_mut().take();
   }
 
-  /// `{ command, timeoutMs }` ([`command`]).
-  pub fn request_parts<'env>(&self, env: &'env Env) -> JsResult<Unknown<'env>> {
-    if let Some(parts) = self.request_parts.get() {
-      return parts.get(env);
-    }
-    let timeout_ms = (self.config.query_timeout_ms as f64).into_unknown(env).caught(env)?;
-    let parts = object_of(env, &[(c"command", command(env, self.pid)?), (c"timeoutMs", timeout_ms)])?;
-    let _ = self.request_parts.set(Held::new(env, parts.to_unknown())?);
-    Ok(parts.to_unknown())
-  }
-
   /// `ctx.get('shell')`, else `ctx.get('bash')` (the 0.0.x harness's executor); `None` when neither
   /// is mounted.
   pub fn executor<'env>(&self, env: &'env Env) -> JsResult<Option<Unknown<'env>>> {
@@ -131,10 +117,10 @@ impl Plugin {
     Ok(get)
   }
 
-  /// At apply, what the first query would make (`ctx.get`, the request parts); what fails here is
-  /// met again, and told, at that step.
+  /// At apply, what the first query would make (`ctx.get`, the command); what fails here is met
+  /// again, and told, at that step.
   pub fn prepare(&self, env: &Env) {
-    let _ = self.request_parts(env);
+    let _ = command(env, self.pid);
     let _ = self.context(env).and_then(|ctx| self.ctx_get(env, ctx));
   }
 }
@@ -142,15 +128,16 @@ impl Plugin {
 /// The command for process `pid`, through the binary of the tmux server of `$TMUX` once checked
 /// ([`checked_server`]), made once per JS environment and `$TMUX` (the command checks the server's
 /// start time again before it runs that binary).
-fn command(env: &Env, pid: u32) -> JsResult<Unknown<'_>> {
+pub fn command(env: &Env, pid: u32) -> JsResult<Unknown<'_>> {
   let made = per_env::<RefCell<Option<(Option<String>, Held)>>>(env, || Ok(RefCell::new(None)))?;
   let tmux = std::env::var("TMUX").ok();
-  if let Some((_, command)) = made.borrow().as_ref().filter(|(key, _)| *key == tmux) {
-    return command.get(env);
+  if let Some((_, holder)) = made.borrow().as_ref().filter(|(key, _)| *key == tmux) {
+    return holder.get(env)?.get_loose(env, c"command");
   }
   let server = tmux.as_deref().and_then(|tmux| checked_server(tmux, std::path::Path::new("/proc"), own_uid()?));
   let command = build_command(pid, server).into_unknown(env).caught(env)?;
-  *made.borrow_mut() = Some((tmux, Held::new(env, command)?));
+  // Held as `{ command }`, an object (a string cannot be referenced).
+  *made.borrow_mut() = Some((tmux, Held::new(env, object_of(env, &[(c"command", command)])?.to_unknown())?));
   Ok(command)
 }
 

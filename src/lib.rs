@@ -7,9 +7,8 @@
 //! [`reading_index`], [`surface`], [`backoff`], [`sandbox`], [`diagnostics`].
 //!
 //! The Node-API edge, in layers, each importing only those below it: `plugin` (`apply`) →
-//! `listener` (the pre-step) → `query` (the executor and its result) → `host` (one applied plugin)
-//! and `message`, `sandbox_edge` → `waiting` (continuations, deadlines) → `session_index` (the
-//! newest reading) → `napi_ext` (napi-rs's gaps).
+//! `listener` (`afterNext`) → `query` (the executor, `queryResult`) → `host` (one applied plugin),
+//! `sandbox_edge` → `session_index` (the newest reading) → `helpers` (index.js's) → `napi_ext`.
 
 // `cargo test` builds register no `#[napi]` export (napi-derive), so the edge goes unused there.
 #![cfg_attr(test, allow(dead_code))]

@@ -13,7 +13,7 @@ use crate::host::{contain, Outcome, Plugin};
 use crate::napi_ext::{Caught, Failure, Held, JsResult, UnknownExt};
 use crate::query::{query, PreviousReading};
 use crate::refresh::within_refresh_interval;
-use crate::session_index::{newest_reading, previous_reading, replace_generation, seen_generation};
+use crate::session_index::{newest_reading, replace_generation, seen_generation};
 use crate::surface::surface_moved;
 
 /// The payload fields, as index.js's `preStep` read them before `next()`.
@@ -85,7 +85,7 @@ fn after_next<'env>(
     let previous = PreviousReading::Unread(Held::new(env, agent)?);
     return query(env, plugin, pre.signal, &pre.turn, shell, decision, previous);
   }
-  let previous = previous_reading(env, plugin.helpers, agent)?;
+  let previous = newest_reading(env, plugin.helpers, agent)?.previous;
   if previous.is_some() && within_refresh_interval(interval, previous.as_ref(), date_now(env)?) {
     return Ok(Outcome::Pass);
   }

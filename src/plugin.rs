@@ -1,6 +1,4 @@
-//! Load: `apply(ctx, config, helpers)` makes the applied plugin ([`crate::host`]) and hands it to
-//! index.js as an opaque handle, which index.js's listener passes back each step
-//! ([`crate::listener`]).
+//! Load: `apply` makes the applied plugin ([`crate::host`]), a handle for index.js's listener.
 
 use std::rc::Rc;
 
@@ -12,10 +10,8 @@ use crate::helpers::keep_helpers;
 use crate::host::Plugin;
 use crate::napi_ext::UnknownExt;
 
-/// `apply(ctx, config, helpers, pid)`: the applied plugin's handle, for index.js's listener.
-/// `config` is as index.js checked it, `helpers` index.js's `{ spread, newestReading, waitFor,
-/// enter }`, `pid` `process.pid`. Throws an `Error` when `ctx` is not an object or `helpers` lacks
-/// one of them.
+/// `apply(ctx, config, helpers, pid)`, with the config index.js checked, its helpers and
+/// `process.pid`. Throws an `Error` when `ctx` is not an object or a helper is missing.
 #[napi(ts_return_type = "ExternalObject<unknown>")]
 pub fn apply(
   env: Env,
@@ -33,15 +29,13 @@ pub fn apply(
   Ok(External::new(Rc::new(plugin)))
 }
 
-/// The config as index.js's `checkConfig` hands it over: only values it accepted.
+/// The config as index.js's `checkConfig` accepted it (ms: a safe integer, and `1..=2147483647`).
 #[napi(object)]
 pub struct CheckedConfig {
-  /// ms, a non-negative safe integer.
   pub refresh_interval_ms: Option<f64>,
-  /// ms, in `1..=2147483647`.
   pub query_timeout_ms: Option<u32>,
 }
 
-/// The npm package's version (package.json's, through build.rs), for the debug line at load.
+/// package.json's version (through build.rs), for the debug line at load.
 #[napi]
 pub const VERSION: &str = env!("NPM_PACKAGE_VERSION");

@@ -12,11 +12,11 @@ use napi_derive::napi;
 use crate::change::{decide_injection, Injection};
 use crate::diagnostics::{self, Reason};
 use crate::executor::{executor_api, ExecutorApi, Member, QUERY_STDOUT_MAX_BYTES};
-use crate::host::{contain, Outcome, Plugin};
+use crate::host::{command, contain, Outcome, Plugin};
 use crate::napi_ext::{error_message, object_of, undefined, Caught, Failure, Held, JsResult, UnknownExt};
 use crate::parse::parse_output;
 use crate::refresh::Previous;
-use crate::session_index::previous_reading;
+use crate::session_index::newest_reading;
 
 /// Grace after `queryTimeoutMs` before our own timer gives up on an executor that ignored it, ms.
 pub const OWN_TIMER_GRACE_MS: u64 = 1_000;
@@ -32,7 +32,7 @@ impl PreviousReading {
   fn read(self, env: &Env, plugin: &Plugin) -> JsResult<Option<Previous>> {
     match self {
       PreviousReading::Known(previous) => Ok(previous),
-      PreviousReading::Unread(agent) => previous_reading(env, plugin.helpers, agent.get(env)?),
+      PreviousReading::Unread(agent) => Ok(newest_reading(env, plugin.helpers, agent.get(env)?)?.previous),
     }
   }
 }
@@ -117,11 +117,10 @@ fn call_executor<'env>(
   call: Unknown<'env>,
   signal: Unknown<'env>,
 ) -> JsResult<Unknown<'env>> {
-  let parts = plugin.request_parts(env)?;
   let mut fields = vec![
-    (c"command", parts.get_loose(env, c"command")?),
+    (c"command", command(env, plugin.pid)?),
     (c"signal", signal),
-    (c"timeoutMs", parts.get_loose(env, c"timeoutMs")?),
+    (c"timeoutMs", (plugin.config.query_timeout_ms as f64).into_unknown(env).caught(env)?),
   ];
   if api == ExecutorApi::Execute {
     fields.push((c"stdoutMaxBytes", (QUERY_STDOUT_MAX_BYTES as f64).into_unknown(env).caught(env)?));

@@ -1,6 +1,5 @@
-//! The query's narrowed sandbox policy at the Node-API edge: which spec `run()` gets, between the
-//! query's `resolve()` and `run()` (the decision is [`crate::sandbox`]; why it asks `resolve()`
-//! again rather than patch the spec: docs/design.md, "How it reads tmux").
+//! Which spec `run()` gets: the query's narrowed sandbox policy (decided by [`crate::sandbox`]; why
+//! `resolve()` is asked again rather than the spec patched: docs/design.md, "How it reads tmux").
 
 use napi::bindgen_prelude::{Env, JsObjectValue, Object, ToNapiValue, Unknown};
 use napi::JsValue;
@@ -8,9 +7,8 @@ use napi::JsValue;
 use crate::napi_ext::{object_of, Caught, JsResult, UnknownExt};
 use crate::sandbox::{honours, narrowing_for, Narrowing};
 
-/// The spec to hand to `run()`: `spec` itself, unless its policy is narrowed (module doc); then
-/// the spec `resolve` makes for `request` with the narrowed policy, when it carries that policy.
-/// A failure of that second `resolve()` is a failure of the query (one warning, no location).
+/// `spec`, unless its policy is narrowed: then what `resolve` makes of `request` with the narrowed
+/// policy, when it carries that policy. A second `resolve()` that throws fails the query.
 pub fn spec_to_run<'env>(
   env: &'env Env,
   shell: Unknown<'env>,
@@ -33,8 +31,7 @@ pub fn spec_to_run<'env>(
   Ok(if honours(mode, resolved_mode.as_deref()) { narrowed } else { spec })
 }
 
-/// `spec.sandboxPolicy` when it is an object; `None` for anything else, a spec that is not an
-/// object or whose read throws included (then the spec runs as resolved, as today).
+/// `spec.sandboxPolicy` when it is an object (else the spec runs as resolved).
 fn policy_of<'env>(env: &Env, spec: Unknown<'env>) -> Option<Unknown<'env>> {
   if !spec.is_object() {
     return None;
@@ -47,8 +44,7 @@ fn mode_of(env: &Env, policy: Unknown) -> Option<String> {
   policy.get_loose(env, c"mode").ok().and_then(|m| m.as_string())
 }
 
-/// `Object.assign({}, ...sources)`: a new plain object with the sources' own enumerable
-/// properties, later ones winning, in the order JS spread gives.
+/// `Object.assign({}, ...sources)`, as JS spread makes a new object.
 fn assign<'env>(env: &'env Env, sources: &[Unknown<'env>]) -> JsResult<Unknown<'env>> {
   let global = env.get_global().caught(env)?;
   let object: Unknown = global.get_c_named_property_unchecked(c"Object").caught(env)?;

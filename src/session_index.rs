@@ -32,11 +32,6 @@ pub struct Newest {
 }
 
 /// `agent.session.events`' newest reading of this plugin, while it is on `agent.session.surface`.
-pub fn previous_reading(env: &Env, helpers: &Helpers, agent: Unknown) -> JsResult<Option<Previous>> {
-  Ok(newest_reading(env, helpers, agent)?.previous)
-}
-
-/// [`previous_reading`], and whether it was shadowed just now.
 pub fn newest_reading(env: &Env, helpers: &Helpers, agent: Unknown) -> JsResult<Newest> {
   let session = agent.get_loose(env, c"session")?;
   let (events, len) = spread_unless_array(env, helpers, session.get_loose(env, c"events")?)?;

@@ -1,6 +1,5 @@
-//! The gaps of napi-rs 3's typed API this plugin meets, as small extensions of its own types (the
-//! rest of the edge uses `Env`, `Unknown`, `Object` and `Function` directly), each saying which gap
-//! it fills. All of the crate's `unsafe` code is here, with why napi-rs has no safe equivalent.
+//! The gaps of napi-rs 3's typed API this plugin meets, as small extensions of its types, each
+//! saying which gap it fills. All of the crate's `unsafe` code is here.
 
 use std::ptr;
 
@@ -14,8 +13,7 @@ use napi::bindgen_prelude::{
 };
 use napi::{sys, JsValue};
 
-/// Why a JS step failed: the thrown error's message (`error instanceof Error ? error.message :
-/// String(error)`), or what napi-rs reported when nothing was thrown.
+/// Why a JS step failed: the thrown error's message, or what napi-rs reported.
 #[derive(Debug, Clone)]
 pub struct Failure(pub String);
 
@@ -27,7 +25,6 @@ impl Failure {
 
 pub type JsResult<T> = Result<T, Failure>;
 
-/// A failure surfaced to JS as a thrown `Error` (by napi-rs, when a callback returns it).
 impl From<Failure> for napi::Error {
   fn from(Failure(reason): Failure) -> napi::Error {
     napi::Error::new(napi::Status::GenericFailure, reason)
@@ -37,8 +34,7 @@ impl From<Failure> for napi::Error {
 /// A JS function called with `this` and any number of arguments.
 pub type JsFunction<'env> = Function<'env, Args<'env>, Unknown<'env>>;
 
-/// The arguments of a call, as many as the caller has (napi-rs's `FnArgs` takes a tuple of a fixed
-/// size).
+/// Any number of arguments (napi-rs's `FnArgs` takes a tuple of a fixed size).
 pub struct Args<'env>(pub Vec<Unknown<'env>>);
 
 impl JsValuesTupleIntoVec for Args<'_> {
@@ -47,7 +43,7 @@ impl JsValuesTupleIntoVec for Args<'_> {
   }
 }
 
-/// Turns a napi-rs failure into a [`Failure`], taking a pending JS exception off the engine.
+/// A napi-rs failure as a [`Failure`], with the pending JS exception taken (no safe napi-rs way).
 pub trait Caught<T> {
   fn caught(self, env: &Env) -> JsResult<T>;
 }
@@ -75,28 +71,21 @@ pub fn take_exception(env: &Env) -> Option<Unknown<'_>> {
   }
 }
 
-/// `error instanceof Error ? error.message : String(error)`, never failing (nor leaving anything
-/// pending): the JS package's wording of a failure.
+/// `error instanceof Error ? error.message : String(error)`, never failing: the JS package's wording.
 pub fn error_message(env: &Env, error: Unknown) -> String {
   let shown = (|| {
     let global = env.get_global().caught(env)?;
     let error_class: Unknown = global.get_c_named_property_unchecked(c"Error").caught(env)?;
     let is_error = error.is_object() && error.instanceof(error_class).caught(env)?;
     let shown = if is_error { error.get_loose(env, c"message")? } else { error };
-    js_string(env, shown)
+    let string: Unknown = global.get_c_named_property_unchecked(c"String").caught(env)?;
+    Ok::<_, Failure>(string.call_with(env, undefined(env), vec![shown])?.as_string().unwrap_or_default())
   })();
   shown.unwrap_or_else(|_| String::from("unknown error"))
 }
 
-/// JS `String(value)` (symbols included), through the global `String` function.
-pub fn js_string(env: &Env, value: Unknown) -> JsResult<String> {
-  let global = env.get_global().caught(env)?;
-  let string: Unknown = global.get_c_named_property_unchecked(c"String").caught(env)?;
-  let shown = string.call_with(env, undefined(env), vec![value])?;
-  Ok(shown.as_string().unwrap_or_default())
-}
-
-/// Typed views of an [`Unknown`] whose type was checked, and JS's loose property access.
+/// Typed views of an [`Unknown`] whose type was checked (napi-rs's `from_unknown` checks none),
+/// and JS's loose property access.
 pub trait UnknownExt<'env>: Sized {
   fn unknown(&self) -> Unknown<'env>;
 
@@ -113,7 +102,6 @@ pub trait UnknownExt<'env>: Sized {
     self.type_is(ValueType::Undefined)
   }
 
-  /// The value as `V` when its type is `expected` (napi-rs's `from_unknown` checks no type).
   fn cast_as<V: FromNapiValue>(&self, expected: ValueType) -> Option<V> {
     self.type_is(expected).then(|| V::from_unknown(self.unknown()).ok()).flatten()
   }
@@ -135,25 +123,14 @@ pub trait UnknownExt<'env>: Sized {
     self.cast_as(ValueType::String)
   }
 
-  /// A string's text, or a `String` object's (`new String(text)`), where JS string methods read
-  /// the wrapped value; `None` for anything else.
+  /// A string's text, or a `String` object's; `None` for anything else.
   fn as_string_value(&self, env: &Env) -> Option<String> {
     let v = self.unknown();
-    if let Some(s) = v.as_string() {
-      return Some(s);
-    }
     if !v.is_object() {
-      return None;
+      return v.as_string();
     }
     let string = env.get_global().ok()?.get_named_property_unchecked::<Unknown>("String").ok()?;
-    match v.instanceof(string) {
-      Ok(true) => v.to_js_string(env).ok(),
-      Ok(false) => None,
-      Err(_) => {
-        take_exception(env);
-        None
-      }
-    }
+    v.instanceof(string).caught(env).ok()?.then(|| v.coerce_to_string().caught(env).ok()?.to_unknown().as_string())?
   }
 
   /// Whether the value is the string `expected`, without copying a long string.
@@ -165,8 +142,7 @@ pub trait UnknownExt<'env>: Sized {
       && s.into_utf8().is_ok_and(|utf8| utf8.as_slice() == expected.as_bytes())
   }
 
-  /// `v[key]` with JS semantics: a primitive other than `null`/`undefined` reads through its
-  /// wrapper object; `null`/`undefined` fail as JS's TypeError would.
+  /// `v[key]` as JS reads it: a primitive through its wrapper; `null`/`undefined` fail.
   fn get_loose(&self, env: &Env, key: &std::ffi::CStr) -> JsResult<Unknown<'env>> {
     let v = self.unknown();
     let object = match v.get_type().caught(env)? {
@@ -185,17 +161,6 @@ pub trait UnknownExt<'env>: Sized {
     self.unknown().coerce_to_bool().caught(env).unwrap_or(false)
   }
 
-  /// JS `String(v)` for the values a payload holds: a coercion without a JS call where it can.
-  fn to_js_string(&self, env: &Env) -> JsResult<String> {
-    let v = self.unknown();
-    if !v.type_is(ValueType::Symbol) {
-      if let Ok(s) = v.coerce_to_string().caught(env) {
-        return Ok(s.to_unknown().as_string().unwrap_or_default());
-      }
-    }
-    js_string(env, v)
-  }
-
   /// `f.apply(this, args)` for a function value; a thrown error becomes a [`Failure`].
   fn call_with(&self, env: &Env, this: Unknown, args: Vec<Unknown<'env>>) -> JsResult<Unknown<'env>> {
     let f = self.unknown().as_function().ok_or_else(|| Failure::new("not a function"))?;
@@ -209,10 +174,9 @@ impl<'env> UnknownExt<'env> for Unknown<'env> {
   }
 }
 
-/// One value of type `T` per JS environment, made by `make` on first use and kept for the
-/// environment's life. Node-API has one instance-data slot per environment (napi-rs's
-/// `set_instance_data` replaces what is there), so the slot holds a map by type. At teardown the
-/// environment frees its own references, so the values are left to it, not dropped.
+/// One value of type `T` per JS environment, made by `make` on first use (Node-API's one
+/// instance-data slot holds a map by type). At teardown the environment frees its own references,
+/// so the values are left to it, not dropped.
 pub fn per_env<T: 'static>(env: &Env, make: impl FnOnce() -> JsResult<T>) -> JsResult<&'static T> {
   type Map = std::collections::HashMap<std::any::TypeId, Box<dyn std::any::Any>>;
   let map: &'static mut Map = match env.get_instance_data::<Map>() {
@@ -243,7 +207,7 @@ pub fn object_of<'env>(env: &'env Env, props: &[(&std::ffi::CStr, Unknown)]) -> 
   Ok(object)
 }
 
-/// `undefined` (napi-rs returns it through a `Result` for a call that cannot fail).
+/// `undefined` (napi-rs makes it through a `Result`).
 pub fn undefined(env: &Env) -> Unknown<'_> {
   ().into_unknown(env).expect("undefined")
 }

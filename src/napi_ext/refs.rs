@@ -1,42 +1,27 @@
-//! References that keep (or watch) a JS value across promise continuations.
+//! References that keep (or watch) a JS value across calls.
 
 use std::ptr;
 
-use napi::bindgen_prelude::{Env, JsObjectValue, Object, Unknown};
+use napi::bindgen_prelude::{Env, Object, Unknown};
 use napi::{sys, JsValue, UnknownRef};
 
-use super::{Caught, Failure, JsResult, UnknownExt};
+use super::{Caught, Failure, JsResult};
 
-/// A strong reference that keeps any JS value alive across promise continuations, released when
-/// dropped (drops happen on the JS thread: in callbacks and finalizers). Primitives, which
-/// Node-API cannot reference before Node 22, are kept in a one-element array.
+/// A strong reference to an object or a function (Node 20's Node-API references no primitive),
+/// released when dropped (on the JS thread: in callbacks and finalizers).
 pub struct Held {
   env: sys::napi_env,
   reference: Option<UnknownRef>,
-  boxed: bool,
 }
 
 impl Held {
   pub fn new(env: &Env, value: Unknown) -> JsResult<Held> {
-    let boxed = !value.is_object();
-    let target = if boxed {
-      let mut array = env.create_array(1).caught(env)?;
-      array.set(0, value).caught(env)?;
-      array.coerce_to_object().caught(env)?.to_unknown()
-    } else {
-      value
-    };
-    Ok(Held { env: env.raw(), reference: Some(target.create_ref().caught(env)?), boxed })
+    Ok(Held { env: env.raw(), reference: Some(value.create_ref().caught(env)?) })
   }
 
   pub fn get<'env>(&self, env: &'env Env) -> JsResult<Unknown<'env>> {
     let reference = self.reference.as_ref().ok_or_else(|| Failure::new("reference released"))?;
-    let value = reference.get_value(env).caught(env)?;
-    if !self.boxed {
-      return Ok(value);
-    }
-    let array = value.as_object().ok_or_else(|| Failure::new("reference lost its holder"))?;
-    array.get_element::<Unknown>(0).caught(env)
+    reference.get_value(env).caught(env)
   }
 }
 
@@ -48,8 +33,7 @@ impl Drop for Held {
   }
 }
 
-/// A weak reference (napi-rs's references are strong only): it does not keep its value alive, so
-/// a value that owns the holder of this reference is not kept alive by it. Deleted when dropped.
+/// A weak reference (napi-rs's are strong only), deleted when dropped.
 pub struct Weak {
   env: sys::napi_env,
   raw: sys::napi_ref,
