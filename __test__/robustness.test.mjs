@@ -446,6 +446,13 @@ describe('round 3: every log shape the JS package reads, and disposal', () => {
     expect(out.native.results).toEqual(['pass'])
   })
 
+  it('a stored reading whose text is an object whose prototype cannot be read counts as no text: a reading, no warning', async () => {
+    const event = older(STATE)
+    event.data.content[0].text = new Proxy(new String(event.data.content[0].text), { getPrototypeOf() { throw new Error('no prototype') } })
+    const out = await outcome(native, { payload: { agent: agentOver({ events: [event] }) } })
+    expect(out).toEqual({ results: ['reading:1'], warnings: 0 })
+  })
+
   it('a query in flight when its context is disposed ends with a reading, with or without a GC in between (as JS)', async () => {
     const out = {}
     for (const [name, plugin] of implementations) {

@@ -6,9 +6,9 @@
 //! [`render`], [`refresh`] (the refresh floor), [`change`] (whether a location is news),
 //! [`reading_index`], [`surface`], [`backoff`], [`sandbox`], [`diagnostics`].
 //!
-//! The Node-API edge, in layers, each importing only those below it: `plugin` (`apply`) →
-//! `listener` (`afterNext`) → `query` (the executor, `queryResult`) → `host` (one applied plugin),
-//! `sandbox_edge` → `session_index` (the newest reading) → `helpers` (index.js's) → `napi_ext`.
+//! The Node-API edge, in layers, each importing only those below it: `listener` (`afterNext`) →
+//! `query` (the executor, `queryResult`) → `host` (one applied plugin; `plugin`'s `apply` stands on
+//! it), `sandbox_edge` → `session_index` (the newest reading) → `helpers` (index.js's) → `napi_ext`.
 
 // `cargo test` builds register no `#[napi]` export (napi-derive), so the edge goes unused there.
 #![cfg_attr(test, allow(dead_code))]
