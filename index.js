@@ -206,10 +206,7 @@ function newestReading(events, from, to, plugin) {
     }
     return undefined
   }
-  for (let i = to - 1; i >= from; i--) {
-    const e = events[i]
-    if (isCandidate(e, plugin)) return readingOf(e)
-  }
+  for (let i = to - 1; i >= from; i--) if (isCandidate(events[i], plugin)) return readingOf(events[i])
   return undefined
 }
 
