@@ -219,7 +219,7 @@ function readingOf(e) {
   const block = content[0]
   if (!isObject(block) || block.type !== 'text') return null
   const text = textOf(block.text)
-  return text === undefined ? null : [text, numberOf(e.time), e.seq]
+  return text === undefined ? null : [text, numberOf(e.time), seqOf(e)]
 }
 
 /** A string, or a `String` object's text (where JS string methods read the wrapped value). */
@@ -227,6 +227,15 @@ function textOf(value) {
   if (typeof value === 'string') return value
   try {
     return isObject(value) && value instanceof String ? String(value) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** `e.seq`, which the JS package never reads: `undefined` where reading it throws. */
+function seqOf(e) {
+  try {
+    return e.seq
   } catch {
     return undefined
   }
@@ -339,80 +348,92 @@ function withinBound(value, boundMs) {
       } catch (reason) {
         reject(reason)
       } finally {
-        bounds.delete(entry)
+        settled(entry)
       }
     })()
     // A timer that cannot be armed rejects the wait: a failed query.
-    armSweep(entry.deadline)
+    armSweep()
   })
 }
 
-/** The bounds in flight (`{ deadline, expire }`), and the sweep timer (`{ timer, at, armedWith }`). */
+/** The bounds in flight (`{ deadline, expire }`), and the live sweep timer (`{ timer, at, armedWith, disarm }`). */
 const bounds = new Set()
 let sweep
 
-/**
- * Arms the sweep timer for `deadline`, unless one is armed to fire by then: a shorter bound is never
- * held to a longer one's timer, and one timer at most is live. A timer armed by another
- * `setTimeout` than today's (a test's fake timers, since uninstalled) is taken as lost.
- */
-function armSweep(deadline) {
-  if (sweep !== undefined && sweep.armedWith === setTimeout && sweep.at <= deadline) return
-  if (sweep !== undefined) clearTimeout(sweep.timer)
-  sweep = undefined
-  const now = native.monotonicMs()
-  const delay = Math.min(Math.max(Math.floor(deadline - now), 1), 2147483647)
-  const timer = setTimeout(sweepBounds, delay)
-  timer?.unref?.()
-  sweep = { timer, at: now + delay, armedWith: setTimeout }
+/** A bound settled; the timer goes with the last one (no timer is left pending, as with the JS package). */
+function settled(entry) {
+  bounds.delete(entry)
+  if (bounds.size === 0 && sweep !== undefined) {
+    const armed = sweep
+    sweep = undefined
+    armed.disarm(armed.timer)
+  }
 }
 
 /**
- * The sweep timer fired: every bound whose deadline has passed expires, and the timer is armed
- * again for the soonest one left, unless it fired well before its time (fake timers: arming again
- * from here would never let `vi.runAllTimers()` end; the next query arms one).
+ * Arms the sweep timer for the soonest deadline in flight, unless one armed by today's `setTimeout`
+ * fires by then: one timer at most is live, and no bound waits for a longer one's timer. A timer
+ * armed by another `setTimeout` (fake timers since uninstalled, or before a wrapper was installed)
+ * is left to fire on its own, and no longer counted on.
  */
-function sweepBounds() {
-  const early = sweep !== undefined && native.monotonicMs() + 10 < sweep.at
-  sweep = undefined
-  const now = native.monotonicMs() + 2
-  let next = Infinity
+function armSweep() {
+  let soonest = Infinity
+  for (const entry of bounds) soonest = Math.min(soonest, entry.deadline)
+  const old = sweep
+  const sameClock = old !== undefined && old.armedWith === setTimeout
+  if (sameClock && old.at <= soonest) return
+  if (sameClock) old.disarm(old.timer)
+  const now = native.monotonicMs()
+  const delay = Math.min(Math.max(Math.floor(soonest - now), 1), 2147483647)
+  // Set before `setTimeout` runs: a stub that calls back at once finds the timer it fired.
+  const armed = (sweep = { timer: undefined, at: now + delay, armedWith: setTimeout, disarm: clearTimeout })
+  try {
+    armed.timer = setTimeout(() => sweepBounds(armed), delay)
+  } catch (error) {
+    if (sweep === armed) sweep = undefined
+    throw error
+  }
+  armed.timer?.unref?.()
+}
+
+/**
+ * The sweep timer `armed` fired: every bound whose deadline has passed expires, and the timer is
+ * armed again for the soonest one left, unless it fired well before its time (fake timers, or a stub
+ * that calls back at once: arming again from here would never let `vi.runAllTimers()` end; the next
+ * query arms one).
+ */
+function sweepBounds(armed) {
+  const now = native.monotonicMs()
+  const early = now + 10 < armed.at
+  if (sweep === armed) sweep = undefined
   for (const entry of bounds) {
-    if (entry.deadline > now) next = Math.min(next, entry.deadline)
-    else {
+    if (entry.deadline <= now + 2) {
       bounds.delete(entry)
       entry.expire()
     }
   }
-  if (next !== Infinity && !early) armSweep(next)
+  if (bounds.size > 0 && !early && sweep === undefined) armSweep()
 }
 
-/** More downstream messages than any step carries: a longer list is a malformed decision. */
-const MAX_MESSAGES = 1 << 16
-
 /**
- * `{ kind: 'enter', messages: [reading, ...decision.messages] }` (the downstream messages are the
- * same objects), with the reading the deep-frozen user message of `text`: `{ content: [{ type:
- * 'text', text }], source, role: 'user', id }`, its source `{ kind: 'plugin', plugin:
- * 'tmux-context', form: 'snapshot', sections: [{ name: 'tmux-context', text }] }`, or with
- * `ownKind` (the `execute()` generation) `{ kind: 'tmux-context', form: 'snapshot', sections }`.
+ * `{ kind: 'enter', messages: [reading, ...decision.messages] }`, as the JS package spreads a list
+ * (the downstream messages are the same objects; anything but an object is malformed), with the reading the deep-frozen user message of
+ * `text`: `{ content: [{ type: 'text', text }], source, role: 'user', id }`, its source `{ kind:
+ * 'plugin', plugin: 'tmux-context', form: 'snapshot', sections: [{ name: 'tmux-context', text }] }`,
+ * or with `ownKind` (the `execute()` generation) `{ kind: 'tmux-context', form: 'snapshot', sections }`.
  */
 function enter(decision, text, ownKind, id) {
   const messages = decision.messages
+  // A string would spread into its characters: a malformed decision, not a list.
   if (!isObject(messages)) throw new TypeError('decision.messages is not iterable')
-  const length = messages.length
-  if (!(typeof length === 'number' && length >= 0 && length !== Infinity)) throw new TypeError('not an array-like value')
-  const count = Math.min(Math.floor(length), 2 ** 32 - 1)
-  if (count > MAX_MESSAGES) throw new RangeError(`decision.messages holds ${count} entries`)
   const freeze = Object.freeze
   const sections = freeze([freeze({ name: 'tmux-context', text })])
   const source = ownKind
     ? { kind: 'tmux-context', form: 'snapshot', sections }
     : { kind: 'plugin', plugin: 'tmux-context', form: 'snapshot', sections }
   const content = freeze([freeze({ type: 'text', text })])
-  const all = [freeze({ content, source: freeze(source), role: 'user', id })]
-  for (let i = 0; i < count; i++) all.push(messages[i])
-  return { kind: 'enter', messages: all }
+  const reading = freeze({ content, source: freeze(source), role: 'user', id })
+  return { kind: 'enter', messages: [reading, ...messages] }
 }
 // ---- end of the listener ----
 

@@ -389,10 +389,31 @@ describe('promises, thenables and lengths as odd as JS allows', () => {
     expect(out.native.outcome).toBe('reading:1')
   })
 
-  it('downstream messages claiming 2**32 - 1 entries: one warning at once, never an allocation of that size', async () => {
+  it('downstream messages claiming 2**32 - 1 entries without an iterator: one warning at once (the JS package’s spread fails the turn), never an allocation of that size', async () => {
     const { outcome, warnings } = await fire(native, () => Promise.resolve({ kind: 'enter', messages: { length: 2 ** 32 - 1 } }))
     expect(outcome).toBe('passed-through')
-    expect(warnings).toEqual(['tmux-context: pre-step failed: decision.messages holds 4294967295 entries; passing the step through unchanged'])
+    expect(warnings).toEqual(['tmux-context: pre-step failed: messages is not iterable; passing the step through unchanged'])
+  })
+
+  it('downstream messages in a Set, a generator or an array with its own iterator are spread as the JS package spreads them (from a break-in)', async () => {
+    const m1 = { role: 'user', id: 'm1' }
+    const m2 = { role: 'user', id: 'm2' }
+    const ownIterator = Object.assign([m1, m2], { *[Symbol.iterator]() { yield m2 } })
+    const shapes = { set: () => new Set([m1, m2]), generator: () => (function* () { yield m1 })(), ownIterator: () => ownIterator }
+    for (const [shape, messages] of Object.entries(shapes)) {
+      const out = {}
+      for (const [name, plugin] of implementations) {
+        const m = await mount(plugin)
+        const turn = agentEvents(m.ctx, agentOver({ events: [] })).waterfall(
+          'agent/pre-step',
+          { messages: [], turn: 1, step: 1, signal: new AbortController().signal },
+          () => Promise.resolve({ kind: 'enter', messages: messages() }),
+        )
+        out[name] = (await turn).messages.map((x) => x.source?.plugin ?? x.id)
+      }
+      expect(out.native, shape).toEqual(out.js)
+      expect(out.native[0], shape).toBe('tmux-context')
+    }
   })
 
   it('a log that is not iterable but claims a billion events fails at once, as the JS package’s spread does', async () => {
@@ -444,6 +465,41 @@ describe('round 3: every log shape the JS package reads, and disposal', () => {
     const out = await both((plugin) => outcome(plugin, { payload: { agent: agentOver({ events: [event] }) } }))
     expect(out.native).toEqual(out.js)
     expect(out.native.results).toEqual(['pass'])
+  })
+
+  it('a stored reading whose seq getter throws reads as the JS package reads it (it never reads seq; from a break-in)', async () => {
+    const event = older(STATE)
+    Object.defineProperty(event, 'seq', { get() { throw new Error('seq boom') } })
+    const out = await both((plugin) => outcome(plugin, { payload: { agent: agentOver({ events: [event] }) } }))
+    expect(out.native).toEqual(out.js)
+    expect(out.native).toEqual({ results: ['pass'], warnings: 0 })
+  })
+
+  it('a query whose executor rejects after its plugin was disposed still warns, with or without a GC (as JS; from a break-in)', async () => {
+    const out = {}
+    for (const [name, plugin] of implementations) {
+      out[name] = []
+      for (const collect of [false, true]) {
+        let reject
+        // Nothing of the test holds the context once it is disposed.
+        let mounted = await mount(plugin, {}, { respond: () => new Promise((_, r) => (reject = r)) })
+        const warn = vi.spyOn(Object.getPrototypeOf(mounted.ctx.logger), 'warn').mockImplementation(() => {})
+        try {
+          const step = preStep(mounted.ctx, agentOver({ events: [] }))
+          await new Promise((r) => setTimeout(r, 10))
+          await mounted.fiber.dispose()
+          mounted = undefined
+          if (collect) await gcWithTurns()
+          reject(new Error('executor went away'))
+          await step
+          out[name].push(warn.mock.calls.filter((c) => String(c[0]).includes('executor went away')).length)
+        } finally {
+          warn.mockRestore()
+        }
+      }
+    }
+    expect(out.js).toEqual([1, 1])
+    expect(out.native).toEqual(out.js)
   })
 
   it('a stored reading whose text is an object whose prototype cannot be read counts as no text: a reading, no warning', async () => {
@@ -592,6 +648,66 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
         const { decision } = await step
         vi.runAllTimers()
         out[name] = { readings: readings(decision).length, timers: vi.getTimerCount() }
+      } finally {
+        vi.useRealTimers()
+      }
+    }
+    expect(out.native).toEqual(out.js)
+    expect(out.native).toEqual({ readings: 1, timers: 0 })
+  })
+
+  it('a setTimeout stub that calls back at once leaves the query to the executor: the reading, no warning, as JS (from a break-in)', async () => {
+    const out = {}
+    const real = globalThis.setTimeout
+    for (const [name, plugin] of implementations) {
+      const { ctx } = await mount(plugin)
+      const warn = vi.spyOn(ctx.logger, 'warn')
+      globalThis.setTimeout = (fn, _ms, ...args) => {
+        fn(...args)
+        return 0
+      }
+      try {
+        const { decision } = await preStep(ctx, agentOver({ events: [] }))
+        out[name] = { readings: readings(decision).length, warnings: warn.mock.calls.length }
+      } finally {
+        globalThis.setTimeout = real
+      }
+    }
+    expect(out.native).toEqual(out.js)
+    expect(out.native).toEqual({ readings: 1, warnings: 0 })
+  })
+
+  it('a setTimeout wrapper installed between two queries does not hold the first to the second’s longer bound (from a break-in)', async () => {
+    const never = () => new Promise(() => {})
+    const real = globalThis.setTimeout
+    const keep = setInterval(() => {}, 50)
+    try {
+      const a = await mount(native, { queryTimeoutMs: 100 }, { respond: never })
+      const t0 = Date.now()
+      const first = preStep(a.ctx, agentOver({ events: [] }))
+      await new Promise((r) => real(r, 20))
+      globalThis.setTimeout = (f, ms, ...args) => real(f, ms, ...args)
+      const b = await mount(native, { queryTimeoutMs: 3000 }, { respond: never })
+      const second = preStep(b.ctx, agentOver({ events: [] }))
+      expect(isPassThrough(await first)).toBe(true)
+      // Its own bound (100 ms and the 1 s grace), not the second's 4 s.
+      expect(Date.now() - t0).toBeLessThan(3000)
+      expect(isPassThrough(await second)).toBe(true)
+    } finally {
+      globalThis.setTimeout = real
+      clearInterval(keep)
+    }
+  }, 15_000)
+
+  it('no timer of ours is left pending once the executor answered (fake timers installed first), as JS (from a break-in)', async () => {
+    const out = {}
+    for (const [name, plugin] of implementations) {
+      vi.useFakeTimers()
+      try {
+        const { ctx } = await mount(plugin)
+        const step = preStep(ctx, agentOver({ events: [] }))
+        await vi.advanceTimersByTimeAsync(0)
+        out[name] = { readings: readings((await step).decision).length, timers: vi.getTimerCount() }
       } finally {
         vi.useRealTimers()
       }

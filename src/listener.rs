@@ -11,24 +11,13 @@ use napi_derive::napi;
 use crate::diagnostics::Reason;
 use crate::host::{contain, Outcome, Plugin};
 use crate::napi_ext::{Caught, Failure, Held, JsResult, UnknownExt};
-use crate::query::{query, PreviousReading};
+use crate::query::{query, PreStep, PreviousReading};
 use crate::refresh::within_refresh_interval;
 use crate::session_index::{newest_reading, replace_generation, seen_generation};
 use crate::surface::surface_moved;
 
-/// The payload fields, as index.js's `preStep` read them before `next()`.
-pub struct PreStep<'env> {
-  agent: Option<Unknown<'env>>,
-  signal: Option<Unknown<'env>>,
-  turn: String,
-  first_step: bool,
-  /// After the first step, the surface's replace generation before `next()`.
-  generation: Option<f64>,
-}
-
 /// `afterNext(plugin, decision, agent, signal, turn, firstStep, generation, ctx)`, once `next()`
-/// resolved with `decision` (`ctx` rides along, held while the step waits, as the JS package's
-/// closure holds it): the decision itself, a new one, or the promise of a query's.
+/// resolved with `decision`: the decision itself, a new one, or the promise of a query's.
 #[napi(
   js_name = "afterNext",
   ts_args_type = "plugin: ExternalObject<unknown>, decision: unknown, agent: unknown, signal: unknown, turn: string, firstStep: boolean, generation: number | undefined, ctx: unknown",
@@ -44,7 +33,7 @@ pub fn after_next_call<'env>(
   turn: String,
   first_step: bool,
   generation: Option<f64>,
-  _ctx: Unknown,
+  ctx: Unknown<'env>,
 ) -> Unknown<'env> {
   let nullish = matches!(signal.get_type(), Ok(ValueType::Undefined | ValueType::Null));
   let pre = PreStep {
@@ -53,6 +42,7 @@ pub fn after_next_call<'env>(
     turn,
     first_step,
     generation,
+    ctx,
   };
   contain(env, plugin, decision, |env| after_next(env, plugin, &pre, decision))
 }
@@ -83,14 +73,14 @@ fn after_next<'env>(
   if !interval.is_some_and(|i| i > 0.0) {
     // Without a refresh floor the log is read only once a location is known.
     let previous = PreviousReading::Unread(Held::new(env, agent)?);
-    return query(env, plugin, pre.signal, &pre.turn, shell, decision, previous);
+    return query(env, plugin, pre, shell, decision, previous);
   }
   let previous = newest_reading(env, plugin.helpers, agent)?.previous;
   if previous.is_some() && within_refresh_interval(interval, previous.as_ref(), date_now(env)?) {
     return Ok(Outcome::Pass);
   }
   let previous = PreviousReading::Known(previous);
-  query(env, plugin, pre.signal, &pre.turn, shell, decision, previous)
+  query(env, plugin, pre, shell, decision, previous)
 }
 
 /// `Date.now()`, the JS package's clock for the refresh floor (a test may fake it).
@@ -119,5 +109,5 @@ fn after_a_replacement<'env>(
   let Some(shell) = plugin.executor(env)? else {
     return Ok(Outcome::Pass);
   };
-  query(env, plugin, pre.signal, &pre.turn, shell, decision, PreviousReading::Known(None))
+  query(env, plugin, pre, shell, decision, PreviousReading::Known(None))
 }

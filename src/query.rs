@@ -37,13 +37,24 @@ impl PreviousReading {
   }
 }
 
+/// The payload fields, as index.js's `preStep` read them before `next()`, and the context (held
+/// while the query waits, as the JS package's closure holds it).
+pub struct PreStep<'env> {
+  pub agent: Option<Unknown<'env>>,
+  pub signal: Option<Unknown<'env>>,
+  pub turn: String,
+  pub first_step: bool,
+  /// After the first step, the surface's replace generation before `next()`.
+  pub generation: Option<f64>,
+  pub ctx: Unknown<'env>,
+}
+
 /// Contract step 6: `shell.run(shell.resolve({ command, signal, timeoutMs }))` (or `execute()`),
 /// and the promise of its decision. `resolve()` throwing or `run()` rejecting is one warning.
 pub fn query<'env>(
   env: &'env Env,
   plugin: &Rc<Plugin>,
-  signal: Option<Unknown<'env>>,
-  turn: &str,
+  pre: &PreStep<'env>,
   shell: Unknown<'env>,
   decision: Unknown<'env>,
   previous: PreviousReading,
@@ -60,7 +71,7 @@ pub fn query<'env>(
     plugin.warn_once(env, diagnostics::NO_EXECUTOR_API_WARNING);
     return Ok(Outcome::Pass);
   };
-  let signal = signal.unwrap_or_else(|| undefined(env));
+  let signal = pre.signal.unwrap_or_else(|| undefined(env));
   let call = match api {
     ExecutorApi::Run => run,
     ExecutorApi::Execute => execute,
@@ -72,7 +83,7 @@ pub fn query<'env>(
       return Ok(Outcome::Pass);
     }
   };
-  wait_for(env, plugin, called, decision, previous, turn, api)
+  wait_for(env, plugin, called, decision, previous, pre, api)
 }
 
 /// index.js's `waitFor`: `called` awaited within our own bound, then handed back with the [`Query`].
@@ -82,11 +93,12 @@ fn wait_for<'env>(
   called: Unknown<'env>,
   decision: Unknown<'env>,
   previous: PreviousReading,
-  turn: &str,
+  pre: &PreStep<'env>,
   api: ExecutorApi,
 ) -> JsResult<Outcome<'env>> {
   let bound_ms = plugin.config.query_timeout_ms.saturating_add(OWN_TIMER_GRACE_MS) as f64;
-  let query = Query { previous, turn: turn.to_string(), api, plugin: Rc::clone(plugin) };
+  let query =
+    Query { previous, turn: pre.turn.clone(), api, plugin: Rc::clone(plugin), _ctx: Held::new(env, pre.ctx)? };
   let args = vec![
     called,
     (api == ExecutorApi::Execute).into_unknown(env).caught(env)?,
@@ -147,6 +159,8 @@ pub struct Query {
   /// The executor API the query went through (it decides the reading's source shape).
   api: ExecutorApi,
   plugin: Rc<Plugin>,
+  /// The context, so that what the query logs reaches its logger after the plugin was disposed.
+  _ctx: Held,
 }
 
 /// The query's handle: `None` once a continuation took it.
