@@ -699,23 +699,6 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
     }
   }, 15_000)
 
-  it('no timer of ours is left pending once the executor answered (fake timers installed first), as JS (from a break-in)', async () => {
-    const out = {}
-    for (const [name, plugin] of implementations) {
-      vi.useFakeTimers()
-      try {
-        const { ctx } = await mount(plugin)
-        const step = preStep(ctx, agentOver({ events: [] }))
-        await vi.advanceTimersByTimeAsync(0)
-        out[name] = { readings: readings((await step).decision).length, timers: vi.getTimerCount() }
-      } finally {
-        vi.useRealTimers()
-      }
-    }
-    expect(out.native).toEqual(out.js)
-    expect(out.native).toEqual({ readings: 1, timers: 0 })
-  })
-
   it('one sweep timer is live at a time, whatever order the deadlines come in', async () => {
     const real = { set: globalThis.setTimeout, clear: globalThis.clearTimeout }
     const live = new Set()
