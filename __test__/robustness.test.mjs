@@ -677,6 +677,26 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
     expect(out.native).toEqual({ readings: 1, warnings: 0 })
   })
 
+  it('a setTimeout that throws leaves the query to the executor’s own time-out: the reading, no warning, as JS', async () => {
+    const out = {}
+    const real = globalThis.setTimeout
+    for (const [name, plugin] of implementations) {
+      const { ctx } = await mount(plugin)
+      const warn = vi.spyOn(ctx.logger, 'warn')
+      globalThis.setTimeout = () => {
+        throw new Error('no timers here')
+      }
+      try {
+        const { decision } = await preStep(ctx, agentOver({ events: [] }))
+        out[name] = { readings: readings(decision).length, warnings: warn.mock.calls.length }
+      } finally {
+        globalThis.setTimeout = real
+      }
+    }
+    expect(out.native).toEqual(out.js)
+    expect(out.native).toEqual({ readings: 1, warnings: 0 })
+  })
+
   it('a setTimeout wrapper installed between two queries does not hold the first to the second’s longer bound (from a break-in)', async () => {
     const never = () => new Promise(() => {})
     const real = globalThis.setTimeout
