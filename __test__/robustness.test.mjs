@@ -572,6 +572,24 @@ describe('round 3: memory after disposal, side by side with JS', () => {
   }, 60_000)
 })
 
+/** One first step per implementation with `setTimeout` replaced by `stub`: its readings and warnings. */
+async function underSetTimeout(stub) {
+  const out = {}
+  const real = globalThis.setTimeout
+  for (const [name, plugin] of implementations) {
+    const { ctx } = await mount(plugin)
+    const warn = vi.spyOn(ctx.logger, 'warn')
+    globalThis.setTimeout = stub
+    try {
+      const { decision } = await preStep(ctx, agentOver({ events: [] }))
+      out[name] = { readings: readings(decision).length, warnings: warn.mock.calls.length }
+    } finally {
+      globalThis.setTimeout = real
+    }
+  }
+  return out
+}
+
 describe('round 3, from a break-in: shared timers, disposal mid-step, config getters', () => {
   it('a short queryTimeoutMs is not held to another plugin’s longer bound (one sweep timer per environment)', async () => {
     const never = () => new Promise(() => {})
@@ -657,42 +675,18 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
   })
 
   it('a setTimeout stub that calls back at once leaves the query to the executor: the reading, no warning, as JS (from a break-in)', async () => {
-    const out = {}
-    const real = globalThis.setTimeout
-    for (const [name, plugin] of implementations) {
-      const { ctx } = await mount(plugin)
-      const warn = vi.spyOn(ctx.logger, 'warn')
-      globalThis.setTimeout = (fn, _ms, ...args) => {
-        fn(...args)
-        return 0
-      }
-      try {
-        const { decision } = await preStep(ctx, agentOver({ events: [] }))
-        out[name] = { readings: readings(decision).length, warnings: warn.mock.calls.length }
-      } finally {
-        globalThis.setTimeout = real
-      }
-    }
+    const out = await underSetTimeout((fn, _ms, ...args) => {
+      fn(...args)
+      return 0
+    })
     expect(out.native).toEqual(out.js)
     expect(out.native).toEqual({ readings: 1, warnings: 0 })
   })
 
   it('a setTimeout that throws leaves the query to the executor’s own time-out: the reading, no warning, as JS', async () => {
-    const out = {}
-    const real = globalThis.setTimeout
-    for (const [name, plugin] of implementations) {
-      const { ctx } = await mount(plugin)
-      const warn = vi.spyOn(ctx.logger, 'warn')
-      globalThis.setTimeout = () => {
-        throw new Error('no timers here')
-      }
-      try {
-        const { decision } = await preStep(ctx, agentOver({ events: [] }))
-        out[name] = { readings: readings(decision).length, warnings: warn.mock.calls.length }
-      } finally {
-        globalThis.setTimeout = real
-      }
-    }
+    const out = await underSetTimeout(() => {
+      throw new Error('no timers here')
+    })
     expect(out.native).toEqual(out.js)
     expect(out.native).toEqual({ readings: 1, warnings: 0 })
   })
