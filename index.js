@@ -9,14 +9,13 @@ import z from '@deepseek-ai/schemastery'
 
 
 // ---- loader (platform packages and their errors) ----
-// Node's own modules through `process.getBuiltinModule` (Node 20.16+) rather than static imports of
-// their ESM facades (with those, the bench's import row took about 5 ms, not 2); an older Node
-// imports them.
-const builtin = async (name) => process.getBuiltinModule?.(name) ?? (await import(name))
-const { readFileSync } = await builtin('node:fs')
-const { createRequire } = await builtin('node:module')
-const { basename, dirname } = await builtin('node:path')
-const { fileURLToPath } = await builtin('node:url')
+// Node's own modules through `process.getBuiltinModule` (Node 20.16+), each where it is first needed,
+// rather than static imports of their ESM facades (with those, the bench's import row took about
+// 5 ms, not 2); an older Node imports them at load.
+const imported = process.getBuiltinModule
+  ? undefined
+  : { 'node:module': await import('node:module'), 'node:path': await import('node:path'), 'node:url': await import('node:url') }
+const builtin = (name) => process.getBuiltinModule?.(name) ?? imported[name]
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const BUILD_FROM_SOURCE =
   'To build from source: in a clone of the repository, with Rust and Node installed, add the Rust target triple ' +
@@ -90,57 +89,59 @@ const PACKAGE = '@deepseek-ai/dsh-tmux-context'
 const BINARY = 'dsh-tmux-context'
 
 /**
- * This platform's napi-rs name where binding.cjs would pick it first and it is cheap to know, as
- * binding.cjs knows it: Linux (musl or glibc from /usr/bin/ldd) and FreeBSD; `undefined` elsewhere
- * (macOS tries a universal build first, Windows a GNU one for a shared-library Node).
+ * The napi-rs names of this platform's builds that are cheap to try first: on Linux glibc's build,
+ * then musl's (a build for the other libc fails to load, so /usr/bin/ldd, which binding.cjs reads
+ * to choose, is not read), and FreeBSD's; none elsewhere (macOS tries a universal build first,
+ * Windows a GNU one for a shared-library Node).
  */
-function hostPlatform() {
+function hostPlatforms() {
   const { platform, arch } = process
-  if (platform === 'freebsd') return `freebsd-${arch}`
-  if (platform !== 'linux') return undefined
-  let musl
-  try {
-    musl = readFileSync('/usr/bin/ldd', 'utf8').includes('musl')
-  } catch {
-    return undefined
-  }
-  if (arch === 'arm') return musl ? undefined : 'linux-arm-gnueabihf'
-  return `linux-${arch}-${musl ? 'musl' : 'gnu'}`
+  if (platform === 'freebsd') return [`freebsd-${arch}`]
+  if (platform !== 'linux') return []
+  if (arch === 'arm') return ['linux-arm-gnueabihf']
+  return [`linux-${arch}-gnu`, `linux-${arch}-musl`]
 }
 
 /** The file the build was loaded from, where the fast path knows it. */
 let loadedFile
 
 /**
- * The binary binding.cjs would load first (the file beside this one, then the binary package),
- * through `process.dlopen`, without the CommonJS loader and binding.cjs (about 2 ms of a fresh
- * process); `undefined` when that fails or an environment variable of the generated loader asks
+ * This platform's build through `process.dlopen`, for each of [`hostPlatforms`] the file beside this
+ * one, then the binary package, without the CommonJS loader and binding.cjs (about 2 ms of a fresh
+ * process); `undefined` when none loads or an environment variable of the generated loader asks
  * for its own choice, and binding.cjs then decides (and words any error).
  */
 function loadHostBinary() {
   const { NAPI_RS_NATIVE_LIBRARY_PATH, NAPI_RS_FORCE_WASI, NAPI_RS_ENFORCE_VERSION_CHECK } = process.env
-  const platform = NAPI_RS_NATIVE_LIBRARY_PATH || NAPI_RS_FORCE_WASI || NAPI_RS_ENFORCE_VERSION_CHECK ? undefined : hostPlatform()
-  if (platform === undefined) return undefined
-  const candidates = [() => new URL(`./${BINARY}.${platform}.node`, import.meta.url), () => new URL(import.meta.resolve(`${PACKAGE}-${platform}`))]
-  for (const candidate of candidates) {
-    try {
-      const file = fileURLToPath(candidate())
-      const module = { exports: {} }
-      process.dlopen(module, file)
-      loadedFile = file
-      return module.exports
-    } catch {
-      // Not there, or not loadable: binding.cjs tries it again and says why.
-    }
+  if (NAPI_RS_NATIVE_LIBRARY_PATH || NAPI_RS_FORCE_WASI || NAPI_RS_ENFORCE_VERSION_CHECK) return undefined
+  const pathOf = (url) => builtin('node:url').fileURLToPath(url)
+  // `import.meta.dirname`: Node 20.11+.
+  const here = import.meta.dirname ?? builtin('node:path').dirname(pathOf(import.meta.url))
+  for (const platform of hostPlatforms()) {
+    const binding = dlopen(() => `${here}/${BINARY}.${platform}.node`) ?? dlopen(() => pathOf(import.meta.resolve(`${PACKAGE}-${platform}`)))
+    if (binding !== undefined) return binding
   }
   return undefined
+}
+
+/** The exports of the addon at `file()`, or `undefined` where it is not there or does not load (binding.cjs then tries it again and says why). */
+function dlopen(file) {
+  try {
+    const path = file()
+    const module = { exports: {} }
+    process.dlopen(module, path)
+    loadedFile = path
+    return module.exports
+  } catch {
+    return undefined
+  }
 }
 
 /** The binding, or why none can load (`{ unavailable }`); a broken install throws. */
 function loadNative() {
   const binding = loadHostBinary()
   if (binding !== undefined) return binding
-  const require = createRequire(import.meta.url)
+  const require = builtin('node:module').createRequire(import.meta.url)
   try {
     return require('./binding.cjs')
   } catch (error) {
@@ -474,8 +475,9 @@ function loaded() {
   if (loadedMessage === undefined) {
     // The build is the module whose exports binding.cjs handed back: `<binaryName>.<platform>.node`,
     // or the WebAssembly loader `<binaryName>.wasi.cjs`.
-    const file = loadedFile ?? Object.values(createRequire(import.meta.url).cache).find((m) => m?.exports === native && /\.(node|wasi\.cjs)$/.test(m.filename))?.filename
+    const file = loadedFile ?? Object.values(builtin('node:module').createRequire(import.meta.url).cache).find((m) => m?.exports === native && /\.(node|wasi\.cjs)$/.test(m.filename))?.filename
     const wasm = file?.endsWith('.wasi.cjs')
+    const { basename, dirname } = builtin('node:path')
     const platform = wasm ? 'wasm32-wasi' : file ? basename(file).split('.').slice(1, -1).join('.') : 'unknown platform'
     const version = native.VERSION
     loadedMessage = `tmux-context: ${wasm ? 'WebAssembly' : 'native'} build ${version} (${platform}) loaded from ${file ? dirname(file) : 'an unknown place'}`

@@ -7,7 +7,7 @@
 // stdout or stderr directly.
 import { describe, expect, it, vi } from 'vitest'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -151,17 +151,45 @@ describe('loading: an error for a broken install, a warned no-op where no build 
     })
   })
 
-  it.runIf(onX64Glibc)('where the libc cannot be told (no /usr/bin/ldd to read), the generated loader picks the build', () => {
+  /** Unpacks the binary package of linux-x64-gnu into `dir` as the binary package of `platform`. */
+  function installBinary(dir, platform = 'linux-x64-gnu') {
+    const bin = join(dir, 'node_modules', '@deepseek-ai', `dsh-tmux-context-${platform}`)
+    mkdirSync(bin, { recursive: true })
+    execFileSync('tar', ['-xzf', join(packs, 'dsh-tmux-context-linux-x64-gnu.tgz'), '--strip-components=1', '-C', bin])
+    if (platform !== 'linux-x64-gnu') {
+      renameSync(join(bin, 'dsh-tmux-context.linux-x64-gnu.node'), join(bin, `dsh-tmux-context.${platform}.node`))
+      const manifest = JSON.parse(readFileSync(join(bin, 'package.json'), 'utf8'))
+      writeFileSync(join(bin, 'package.json'), JSON.stringify({ ...manifest, name: `${PKG}-${platform}`, main: `dsh-tmux-context.${platform}.node` }))
+    }
+    return bin
+  }
+
+  it.runIf(onX64Glibc)('loads the binary package without reading /usr/bin/ldd (which the generated loader reads to choose)', () => {
     inDir('dshtc-noldd-', {}, (dir) => {
-      const bin = join(dir, 'node_modules', '@deepseek-ai', 'dsh-tmux-context-linux-x64-gnu')
-      mkdirSync(bin, { recursive: true })
-      execFileSync('tar', ['-xzf', join(packs, 'dsh-tmux-context-linux-x64-gnu.tgz'), '--strip-components=1', '-C', bin])
-      const preload = `const get = process.getBuiltinModule; process.getBuiltinModule = (name) => {
-        const m = get(name); if (name !== 'node:fs') return m
-        return { ...m, readFileSync: (p, ...a) => { if (p === '/usr/bin/ldd') throw new Error('ENOENT'); return m.readFileSync(p, ...a) } } }`
+      installBinary(dir)
+      // Any read of /usr/bin/ldd (binding.cjs reads it through require('fs')) fails, and is told on stderr.
+      const preload = `import fs from 'node:fs'; const read = fs.readFileSync
+        fs.readFileSync = (p, ...a) => { if (p === '/usr/bin/ldd') { process.stderr.write('read /usr/bin/ldd\\n'); throw new Error('ENOENT') } return read(p, ...a) }`
       const run = firstStep(dir, { preload })
       expect(run.status, run.stderr).toBe(0)
+      expect(run.stderr).not.toContain('read /usr/bin/ldd')
       expect(run.result.loaded).toBe('node_modules/@deepseek-ai/dsh-tmux-context-linux-x64-gnu/dsh-tmux-context.linux-x64-gnu.node')
+      expect(run.result.messages).toHaveLength(1)
+    })
+  })
+
+  it.runIf(onX64Glibc)("a glibc build that does not load is passed over for musl's, as on a musl system", () => {
+    inDir('dshtc-other-libc-', {}, (dir) => {
+      // On a musl system the glibc build fails to load (no libc.so.6). Here: a glibc package whose
+      // .node cannot load, and this machine's build installed as the musl package.
+      const gnu = join(dir, 'node_modules', '@deepseek-ai', 'dsh-tmux-context-linux-x64-gnu')
+      mkdirSync(gnu, { recursive: true })
+      writeFileSync(join(gnu, 'dsh-tmux-context.linux-x64-gnu.node'), 'not an ELF file')
+      writeFileSync(join(gnu, 'package.json'), JSON.stringify({ name: `${PKG}-linux-x64-gnu`, version: '0.0.0', main: 'dsh-tmux-context.linux-x64-gnu.node' }))
+      installBinary(dir, 'linux-x64-musl')
+      const run = firstStep(dir)
+      expect(run.status, run.stderr).toBe(0)
+      expect(run.result.loaded).toBe('node_modules/@deepseek-ai/dsh-tmux-context-linux-x64-musl/dsh-tmux-context.linux-x64-musl.node')
       expect(run.result.messages).toHaveLength(1)
     })
   })
