@@ -493,17 +493,18 @@ function loaded() {
  */
 function checkConfig(config) {
   // `config[key]` as the JS package reads it (a null or undefined config throws its TypeError).
-  const value = (key) => config[key]
-  const number = (v) => (typeof v === 'number' ? v : Number.NaN)
-  const refresh = value('refreshIntervalMs')
-  if (refresh !== undefined && !(Number.isSafeInteger(number(refresh)) && refresh >= 0)) {
+  const refresh = config.refreshIntervalMs
+  if (refresh !== undefined && !(typeof refresh === 'number' && Number.isSafeInteger(refresh) && refresh >= 0)) {
     throw new TypeError(`tmux-context: refreshIntervalMs must be a non-negative safe integer, got ${String(refresh)}`)
   }
-  const timeout = value('queryTimeoutMs')
-  if (timeout !== undefined && !(Number.isSafeInteger(number(timeout)) && timeout >= 1 && timeout <= 2147483647)) {
+  const timeout = config.queryTimeoutMs
+  if (timeout !== undefined && !(typeof timeout === 'number' && Number.isSafeInteger(timeout) && timeout >= 1 && timeout <= 2147483647)) {
     throw new TypeError(`tmux-context: queryTimeoutMs must be a positive safe integer no greater than 2147483647, got ${String(timeout)}`)
   }
-  return { ...(refresh === undefined ? {} : { refreshIntervalMs: refresh }), ...(timeout === undefined ? {} : { queryTimeoutMs: timeout }) }
+  const checked = {}
+  if (refresh !== undefined) checked.refreshIntervalMs = refresh
+  if (timeout !== undefined) checked.queryTimeoutMs = timeout
+  return checked
 }
 
 /**
