@@ -117,10 +117,10 @@ impl Plugin {
     Ok(get)
   }
 
-  /// At apply, what the first query would make (`ctx.get`, the command); what fails here is met
-  /// again, and told, at that step.
+  /// At apply, `ctx.get`, which each first step reads (a failure here is met again, and told, at
+  /// that step). The command is made at the first query: once per JS environment, so a later
+  /// plugin's first step never makes it, and a fresh process's import does not pay for it.
   pub fn prepare(&self, env: &Env) {
-    let _ = command(env, self.pid);
     let _ = self.context(env).and_then(|ctx| self.ctx_get(env, ctx));
   }
 }
