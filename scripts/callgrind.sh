@@ -18,7 +18,7 @@ echo "| package | row | instructions per pre-step |"
 echo "|---|---|---:|"
 for pkg in "$@"; do
   [ -d "$pkg" ] && pkg=$pkg/index.js
-  for row in cached append; do
+  for row in ${CALLGRIND_ROWS:-cached append}; do
     with=$(instructions "$pkg" "$row" "$steps")
     without=$(instructions "$pkg" "$row" 0)
     echo "| $pkg | $row | $(( (with - without) / steps )) |"
