@@ -154,15 +154,6 @@ describe('beyond the JS package: values JS would throw on, and timers of another
     expect(warn).not.toHaveBeenCalled()
   })
 
-  it.each([100, 20_000])('events JS cannot read (null, a number, messages without a source) newer than the reading, in a log of %i: still suppressed', async (n) => {
-    const odd = [null, 7, 'text', { type: 'user/message', data: { content: [] } }, { type: 'user/message', data: 'x' }, { type: 'user/message', data: { source: null } }]
-    const padding = Array.from({ length: n }, (_, i) => ({ type: 'turn/start', data: { turn: i } }))
-    const agent = agentOver({ events: [readingEvent(STATE), ...padding, ...odd] })
-    expect(await outcome(native, { payload: { agent } })).toEqual({ results: ['pass'], warnings: 0 })
-    // The JS package fails the turn on them: `event.type` of null.
-    await expect(outcome(reference, { payload: { agent } })).rejects.toThrow(TypeError)
-  })
-
   it('a reading whose content is empty counts as none, as a non-text one does', async () => {
     const empty = { ...readingEvent(STATE), data: { ...readingEvent(STATE).data, content: [] } }
     const out = await both((plugin) => outcome(plugin, { payload: { agent: agentOver({ events: [empty] }) } }))

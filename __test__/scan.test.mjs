@@ -31,12 +31,14 @@ const eventOf = (kind, { here, elsewhere }) =>
     otherPlugin: { type: 'user/message', data: { ...here, source: { kind: 'plugin', plugin: 'other' } } },
     notMessage: { type: 'assistant/message', data: here },
     noData: { type: 'user/message', data: 'text' },
+    noSource: { type: 'user/message', data: { content: [] } },
+    nullSource: { type: 'user/message', data: { source: null } },
     primitive: 7,
     none: null,
   })[kind]
 
-// (`none` and `noData` only for ours: the JS package's step throws reading a null event's `type`,
-// or the `source` of a message whose data is a string.)
+// (`none`, `noData`, `noSource` and `nullSource` only for ours: the JS package's step throws reading
+// a null event's `type`, the `source` of a message whose data is a string, or a missing source's `kind`.)
 const KINDS = ['here', 'elsewhere', 'textless', 'otherPlugin', 'notMessage', 'primitive']
 
 /** A log of `length` events, `placed` ones set where they say. */
@@ -111,11 +113,22 @@ describe('the walk over the log', () => {
     }
   })
 
-  it('passes over a null event, and a message whose data is not an object, to the reading before them', async () => {
+  it('passes over a null event, a message whose data is not an object or that has no source, to the reading before them', async () => {
     const [native] = await setUp()
-    for (const length of [3, 100, 20_000]) {
-      const placed = [[length - 3, 'here'], [length - 2, 'noData'], [length - 1, 'none']]
+    for (const length of [6, 100, 20_000]) {
+      const placed = [[length - 6, 'here'], [length - 5, 'noData'], [length - 4, 'noSource'], [length - 3, 'nullSource'], [length - 2, 'primitive'], [length - 1, 'none']]
       expect(await leftAlone(native, { session: { events: logOf(length, placed, native) } }, 1)).toBe(true)
+    }
+  })
+
+  it('reads more than 64 events appended with no reading among them, keeping the one before, as the JS package does', async () => {
+    for (const impl of await setUp()) {
+      const session = { events: logOf(1000, [[3, 'here']], impl) }
+      expect(await leftAlone(impl, { session }, 1)).toBe(true)
+      session.events.push(...logOf(100, [[50, 'otherPlugin']], impl))
+      expect(await leftAlone(impl, { session }, 2)).toBe(true)
+      session.events.push(...logOf(100, [[50, 'elsewhere']], impl))
+      expect(await leftAlone(impl, { session }, 3)).toBe(false)
     }
   })
 
