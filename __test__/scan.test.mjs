@@ -4,7 +4,7 @@
 // so both leave the same steps alone and give the same ones a reading.
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { implementations, line, mount, preStep, runResult } from './harness.mjs'
+import { implementations, line, mount, native as nativePlugin, preStep, runResult } from './harness.mjs'
 
 const HERE = line()
 const ELSEWHERE = line({ session: 'other' })
@@ -118,6 +118,22 @@ describe('the walk over the log', () => {
     for (const length of [6, 100, 20_000]) {
       const placed = [[length - 6, 'here'], [length - 5, 'noData'], [length - 4, 'noSource'], [length - 3, 'nullSource'], [length - 2, 'primitive'], [length - 1, 'none']]
       expect(await leftAlone(native, { session: { events: logOf(length, placed, native) } }, 1)).toBe(true)
+    }
+  })
+
+  it('a getter that throws on the newest event is read once, and what it throws is the step’s warning, on both paths', async () => {
+    const [native] = await setUp()
+    for (const length of [100, 20_000]) {
+      let calls = 0
+      const events = logOf(length, [[0, 'here']], native)
+      events[length - 1] = { type: 'user/message', get data() { calls += 1; throw new Error('data is gone') } }
+      const { ctx } = await mount(nativePlugin, {}, { respond: () => Promise.resolve(runResult(HERE + '\n')) })
+      const warnings = []
+      ctx.logger.warn = (message) => warnings.push(message)
+      const { decision, base } = await preStep(ctx, { session: { events } }, { turn: 1 })
+      expect(Object.is(decision, base)).toBe(true)
+      expect(calls).toBe(1)
+      expect(warnings).toEqual(['tmux-context: pre-step failed: data is gone; passing the step through unchanged'])
     }
   })
 
