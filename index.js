@@ -12,10 +12,11 @@ import z from '@deepseek-ai/schemastery'
 // Node's own modules through `process.getBuiltinModule` (Node 20.16+), each where it is first needed,
 // rather than static imports of their ESM facades (with those, the bench's import row took about
 // 5 ms, not 2); an older Node imports them at load.
-const imported = process.getBuiltinModule
+const getBuiltinModule = process.getBuiltinModule?.bind(process)
+const imported = getBuiltinModule
   ? undefined
-  : { 'node:module': await import('node:module'), 'node:path': await import('node:path'), 'node:url': await import('node:url') }
-const builtin = (name) => process.getBuiltinModule?.(name) ?? imported[name]
+  : Object.fromEntries(await Promise.all(['node:fs', 'node:module', 'node:path', 'node:url'].map(async (name) => [name, await import(name)])))
+const builtin = (name) => (getBuiltinModule ? getBuiltinModule(name) : imported[name])
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const BUILD_FROM_SOURCE =
   'To build from source: in a clone of the repository, with Rust and Node installed, add the Rust target triple ' +
@@ -88,10 +89,14 @@ function classify(error, { name: PACKAGE, napi = {} }) {
 const PACKAGE = '@deepseek-ai/dsh-tmux-context'
 const BINARY = 'dsh-tmux-context'
 
+/** musl's dynamic loader, `/lib/ld-musl-<arch>.so.1`, for the CPUs with a musl build. */
+const MUSL_LOADER = { x64: '/lib/ld-musl-x86_64.so.1', arm64: '/lib/ld-musl-aarch64.so.1' }
+
 /**
- * The napi-rs names of this platform's builds that are cheap to try first: on Linux glibc's build,
- * then musl's (a build for the other libc fails to load, so /usr/bin/ldd, which binding.cjs reads
- * to choose, is not read), and FreeBSD's; none elsewhere (macOS tries a universal build first,
+ * The napi-rs names of this platform's builds that are cheap to try first: on Linux glibc's build
+ * and musl's, musl's first where musl's loader is installed (a glibc build can load on musl through
+ * gcompat; the build of the other libc otherwise fails to load, so /usr/bin/ldd, which binding.cjs
+ * reads to choose, is not read), and FreeBSD's; none elsewhere (macOS tries a universal build first,
  * Windows a GNU one for a shared-library Node).
  */
 function hostPlatforms() {
@@ -99,7 +104,8 @@ function hostPlatforms() {
   if (platform === 'freebsd') return [`freebsd-${arch}`]
   if (platform !== 'linux') return []
   if (arch === 'arm') return ['linux-arm-gnueabihf']
-  return [`linux-${arch}-gnu`, `linux-${arch}-musl`]
+  const [gnu, musl] = [`linux-${arch}-gnu`, `linux-${arch}-musl`]
+  return MUSL_LOADER[arch] !== undefined && builtin('node:fs').existsSync(MUSL_LOADER[arch]) ? [musl, gnu] : [gnu, musl]
 }
 
 /** The file the build was loaded from, where the fast path knows it. */

@@ -194,6 +194,21 @@ describe('loading: an error for a broken install, a warned no-op where no build 
     })
   })
 
+  it.runIf(onX64Glibc)("where musl's loader is installed, musl's build is tried first (glibc's may load there through gcompat)", () => {
+    inDir('dshtc-musl-first-', {}, (dir) => {
+      installBinary(dir)
+      installBinary(dir, 'linux-x64-musl')
+      const gnu = 'node_modules/@deepseek-ai/dsh-tmux-context-linux-x64-gnu/dsh-tmux-context.linux-x64-gnu.node'
+      const musl = 'node_modules/@deepseek-ai/dsh-tmux-context-linux-x64-musl/dsh-tmux-context.linux-x64-musl.node'
+      expect(firstStep(dir).result.loaded).toBe(gnu)
+      const preload = `import fs from 'node:fs'; const exists = fs.existsSync
+        fs.existsSync = (p) => p === '/lib/ld-musl-x86_64.so.1' || exists(p)`
+      const run = firstStep(dir, { preload })
+      expect(run.status, run.stderr).toBe(0)
+      expect(run.result.loaded).toBe(musl)
+    })
+  })
+
   it.runIf(onX64Glibc)('where no build loads, a bad config is still the TypeError of the native build', () => {
     inDir('dshtc-nobin-config-', {}, (dir) => {
       for (const [config, message] of [
