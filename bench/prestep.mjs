@@ -101,7 +101,8 @@ for (const { n, cold, rounds, batch } of PLAN) {
   // ordinary call. Each sample mounts a new Context (untimed).
   // Both shapes: the newest reading at the start of the log (all of it is read), and no reading
   // at all (the plugin newly mounted on an old session, or an agent never read in tmux), where
-  // the step gets a reading.
+  // the step gets a reading. Both packages read the same log of each shape (the same objects).
+  const start = ROWS.includes('cold') ? buildSession(`bench-start-${n}`, reading, n) : undefined
   const none = ROWS.includes('cold-none') ? buildSession(`bench-none-${n}`, null, n) : undefined
   for (const kind of ['cold', 'cold-none'].filter((k) => ROWS.includes(k))) {
     fullGc()
@@ -110,7 +111,7 @@ for (const { n, cold, rounds, batch } of PLAN) {
       for (const s of order(r)) {
         s.m = { name: s.name, ...(await mountInstant(s.plugin)) }
         if (n >= 100_000) fullGc()
-        const events = kind === 'cold' ? s.agent.session.events : none.events
+        const events = kind === 'cold' ? start.events : none.events
         const resumed = { ...s.agent, session: { events } }
         coldSamples[s.name].push(await measure(s.m, resumed, s.turn++, kind === 'cold-none'))
       }
