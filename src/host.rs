@@ -117,17 +117,14 @@ impl Plugin {
     Ok(get)
   }
 
-  /// At apply, `ctx.get`, which each first step reads (a failure here is met again, and told, at
-  /// that step). The command is made at the first query: once per JS environment, so a later
-  /// plugin's first step never makes it, and a fresh process's import does not pay for it.
+  /// At apply, `ctx.get` (each first step reads it; a failure is met again, and told, there).
   pub fn prepare(&self, env: &Env) {
     let _ = self.context(env).and_then(|ctx| self.ctx_get(env, ctx));
   }
 }
 
-/// The command for process `pid`, through the binary of the tmux server of `$TMUX` once checked
-/// ([`checked_server`]), made once per JS environment and `$TMUX` (the command checks the server's
-/// start time again before it runs that binary).
+/// The command for process `pid` (through the binary of `$TMUX`'s server once [`checked_server`]
+/// passes it; the command checks its start time again), made at the first query, once per env and `$TMUX`.
 pub fn command(env: &Env, pid: u32) -> JsResult<Unknown<'_>> {
   let made = per_env::<RefCell<Option<(Option<String>, Held)>>>(env, || Ok(RefCell::new(None)))?;
   let tmux = std::env::var("TMUX").ok();

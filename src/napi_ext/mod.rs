@@ -174,47 +174,32 @@ impl<'env> UnknownExt<'env> for Unknown<'env> {
   }
 }
 
-/// What an environment's instance-data slot holds: one value per type.
-type PerEnv = std::collections::HashMap<std::any::TypeId, Box<dyn std::any::Any>>;
-
-/// One value of type `T` per JS environment, made by `make` on first use (Node-API's one
-/// instance-data slot holds a map by type). At teardown the environment frees its own references,
-/// so the values are left to it, not dropped.
+/// One value of type `T` per JS environment, made by `make` on first use, in a map by type in the
+/// instance-data slot (left to the environment at teardown), read through napi-sys: napi-rs's own
+/// needs its `napi6` feature, whose custom GC costs every load 10–15 µs (a thread-safe function).
 pub fn per_env<T: 'static>(env: &Env, make: impl FnOnce() -> JsResult<T>) -> JsResult<&'static T> {
-  let map = instance_data(env)?;
+  type PerEnv = std::collections::HashMap<std::any::TypeId, Box<dyn std::any::Any>>;
+  let mut data = ptr::null_mut();
+  // SAFETY: the calls write only `data` and the slot, which nothing else uses (napi-rs: only with
+  // `napi6`), so non-null is the `Box<PerEnv>` set below, leaked for the env; only its JS thread runs.
+  let map = unsafe {
+    if sys::napi_get_instance_data(env.raw(), &mut data) != sys::Status::napi_ok || data.is_null() {
+      data = Box::into_raw(Box::<PerEnv>::default()).cast();
+      if sys::napi_set_instance_data(env.raw(), data, None, ptr::null_mut()) != sys::Status::napi_ok {
+        drop(Box::from_raw(data.cast::<PerEnv>()));
+        return Err(Failure::new("tmux-context: no instance data"));
+      }
+    }
+    &mut *data.cast::<PerEnv>()
+  };
   let key = std::any::TypeId::of::<T>();
   if map.get(&key).is_none() {
     // Made before it is put in, so `make` may itself use per_env.
     let value: Box<dyn std::any::Any> = Box::new(make()?);
     map.entry(key).or_insert(value);
   }
-  map
-    .get(&key)
-    .and_then(|value| value.downcast_ref::<T>())
-    .ok_or_else(|| Failure::new("tmux-context: instance data of another type"))
-}
-
-/// The environment's [`PerEnv`] map, made on first use. napi-rs's `Env::get_instance_data` needs its
-/// `napi6` feature, which also makes each load create a thread-safe function for napi-rs's custom GC
-/// (about 50 µs of a fresh process's import, measured with bench/import-child.mjs); the two
-/// Node-API 6 calls are made through napi-sys instead.
-fn instance_data(env: &Env) -> JsResult<&'static mut PerEnv> {
-  let mut data = ptr::null_mut();
-  // SAFETY: both calls write only to their out-pointer or the environment's slot. Nothing but this
-  // function uses the slot (napi-rs uses it only with its `napi6` feature, off here), so a non-null
-  // pointer in it is the `Box<PerEnv>` put there below, leaked for the environment's lifetime (no
-  // finalizer: its values are the environment's to free); the JS thread is the only one to reach it.
-  unsafe {
-    if sys::napi_get_instance_data(env.raw(), &mut data) == sys::Status::napi_ok && !data.is_null() {
-      return Ok(&mut *data.cast::<PerEnv>());
-    }
-    let map = Box::into_raw(Box::<PerEnv>::default());
-    if sys::napi_set_instance_data(env.raw(), map.cast(), None, ptr::null_mut()) != sys::Status::napi_ok {
-      drop(Box::from_raw(map));
-      return Err(Failure::new("tmux-context: no instance data"));
-    }
-    Ok(&mut *map)
-  }
+  let found = map.get(&key).and_then(|value| value.downcast_ref::<T>());
+  found.ok_or_else(|| Failure::new("tmux-context: instance data of another type"))
 }
 
 /// A plain object with these properties, in this order.
