@@ -104,8 +104,8 @@ function hostPlatforms() {
   if (platform === 'freebsd') return [`freebsd-${arch}`]
   if (platform !== 'linux') return []
   if (arch === 'arm') return ['linux-arm-gnueabihf']
-  const [gnu, musl] = [`linux-${arch}-gnu`, `linux-${arch}-musl`]
-  return MUSL_LOADER[arch] !== undefined && builtin('node:fs').existsSync(MUSL_LOADER[arch]) ? [musl, gnu] : [gnu, musl]
+  const [gnu, musl, loader] = [`linux-${arch}-gnu`, `linux-${arch}-musl`, MUSL_LOADER[arch]]
+  return loader !== undefined && builtin('node:fs').existsSync(loader) ? [musl, gnu] : [gnu, musl]
 }
 
 /** The file the build was loaded from, where the fast path knows it. */
@@ -512,11 +512,11 @@ function loaded() {
 function checkConfig(config) {
   // `config[key]` as the JS package reads it (a null or undefined config throws its TypeError).
   const refresh = config.refreshIntervalMs
-  if (refresh !== undefined && !(typeof refresh === 'number' && Number.isSafeInteger(refresh) && refresh >= 0)) {
+  if (refresh !== undefined && !(Number.isSafeInteger(refresh) && refresh >= 0)) {
     throw new TypeError(`tmux-context: refreshIntervalMs must be a non-negative safe integer, got ${String(refresh)}`)
   }
   const timeout = config.queryTimeoutMs
-  if (timeout !== undefined && !(typeof timeout === 'number' && Number.isSafeInteger(timeout) && timeout >= 1 && timeout <= 2147483647)) {
+  if (timeout !== undefined && !(Number.isSafeInteger(timeout) && timeout >= 1 && timeout <= 2147483647)) {
     throw new TypeError(`tmux-context: queryTimeoutMs must be a positive safe integer no greater than 2147483647, got ${String(timeout)}`)
   }
   const checked = {}

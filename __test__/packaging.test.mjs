@@ -82,6 +82,12 @@ describe('loading: an error for a broken install, a warned no-op where no build 
   const PKG = '@deepseek-ai/dsh-tmux-context'
   const line = ['main', '1', 'editor', '0', '%3', '1', '1', 'b25f,80x24,0,0,3'].join('\\t')
 
+  /** Extracts a tarball of .tmp/packs/ into `into` (its `package/` folder's content). */
+  const unpack = (tarball, into) => {
+    mkdirSync(into, { recursive: true })
+    execFileSync('tar', ['-xzf', join(packs, tarball), '--strip-components=1', '-C', into])
+  }
+
   /**
    * An empty folder with the packed package (from its tarball), no binary package, and the harness
    * packages linked from this checkout; `wasm` adds the WebAssembly package (and, unless
@@ -90,10 +96,6 @@ describe('loading: an error for a broken install, a warned no-op where no build 
   function consumer(prefix, { wasm = false, wasmRuntime = true } = {}) {
     const dir = mkdtempSync(join(tmpdir(), prefix))
     const scope = join(dir, 'node_modules', '@deepseek-ai')
-    const unpack = (tarball, into) => {
-      mkdirSync(into, { recursive: true })
-      execFileSync('tar', ['-xzf', join(packs, tarball), '--strip-components=1', '-C', into])
-    }
     unpack('dsh-tmux-context.tgz', join(scope, 'dsh-tmux-context'))
     for (const name of ['schemastery', 'cordis', 'dsh-agent', 'dsh-session', 'dsh-shell']) symlinkSync(join(root, 'node_modules', '@deepseek-ai', name), join(scope, name))
     if (wasm) unpack('dsh-tmux-context-wasm32-wasi.tgz', join(scope, 'dsh-tmux-context-wasm32-wasi'))
@@ -154,8 +156,7 @@ describe('loading: an error for a broken install, a warned no-op where no build 
   /** Unpacks the binary package of linux-x64-gnu into `dir` as the binary package of `platform`. */
   function installBinary(dir, platform = 'linux-x64-gnu') {
     const bin = join(dir, 'node_modules', '@deepseek-ai', `dsh-tmux-context-${platform}`)
-    mkdirSync(bin, { recursive: true })
-    execFileSync('tar', ['-xzf', join(packs, 'dsh-tmux-context-linux-x64-gnu.tgz'), '--strip-components=1', '-C', bin])
+    unpack('dsh-tmux-context-linux-x64-gnu.tgz', bin)
     if (platform !== 'linux-x64-gnu') {
       renameSync(join(bin, 'dsh-tmux-context.linux-x64-gnu.node'), join(bin, `dsh-tmux-context.${platform}.node`))
       const manifest = JSON.parse(readFileSync(join(bin, 'package.json'), 'utf8'))
