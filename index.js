@@ -4,7 +4,10 @@
 // loaded directly where the platform is cheap to know, else through the loader `napi build`
 // generates (binding.cjs: the same two, else the WebAssembly package). Where no build can load,
 // importing still succeeds and `apply` warns once (a harness boot never fails on this package).
-// One module: it imports no file of its own.
+// One module: it imports no file of its own. The functions that run at import and at apply are
+// parenthesized, `const f = (function f() {…})`, so that V8 compiles them with the module rather
+// than parsing them a second time at their first call (about 0.15 ms of a fresh process's import
+// and apply; bench/README.md, row 3a).
 import z from '@deepseek-ai/schemastery'
 
 
@@ -99,14 +102,14 @@ const MUSL_LOADER = { x64: '/lib/ld-musl-x86_64.so.1', arm64: '/lib/ld-musl-aarc
  * reads to choose, is not read), and FreeBSD's; none elsewhere (macOS tries a universal build first,
  * Windows a GNU one for a shared-library Node).
  */
-function hostPlatforms() {
+const hostPlatforms = (function hostPlatforms() {
   const { platform, arch } = process
   if (platform === 'freebsd') return [`freebsd-${arch}`]
   if (platform !== 'linux') return []
   if (arch === 'arm') return ['linux-arm-gnueabihf']
   const [gnu, musl, loader] = [`linux-${arch}-gnu`, `linux-${arch}-musl`, MUSL_LOADER[arch]]
   return loader !== undefined && builtin('node:fs').existsSync(loader) ? [musl, gnu] : [gnu, musl]
-}
+})
 
 /** The file the build was loaded from, where the fast path knows it. */
 let loadedFile
@@ -117,7 +120,7 @@ let loadedFile
  * process); `undefined` when none loads or an environment variable of the generated loader asks
  * for its own choice, and binding.cjs then decides (and words any error).
  */
-function loadHostBinary() {
+const loadHostBinary = (function loadHostBinary() {
   const { NAPI_RS_NATIVE_LIBRARY_PATH, NAPI_RS_FORCE_WASI, NAPI_RS_ENFORCE_VERSION_CHECK } = process.env
   if (NAPI_RS_NATIVE_LIBRARY_PATH || NAPI_RS_FORCE_WASI || NAPI_RS_ENFORCE_VERSION_CHECK) return undefined
   const pathOf = (url) => builtin('node:url').fileURLToPath(url)
@@ -128,10 +131,10 @@ function loadHostBinary() {
     if (binding !== undefined) return binding
   }
   return undefined
-}
+})
 
 /** The exports of the addon at `file()`, or `undefined` where it is not there or does not load (binding.cjs then tries it again and says why). */
-function dlopen(file) {
+const dlopen = (function dlopen(file) {
   try {
     const path = file()
     const module = { exports: {} }
@@ -141,10 +144,10 @@ function dlopen(file) {
   } catch {
     return undefined
   }
-}
+})
 
 /** The binding, or why none can load (`{ unavailable }`); a broken install throws. */
-function loadNative() {
+const loadNative = (function loadNative() {
   const binding = loadHostBinary()
   if (binding !== undefined) return binding
   const require = builtin('node:module').createRequire(import.meta.url)
@@ -160,7 +163,7 @@ function loadNative() {
     if (failure.broken) throw failure.broken
     return { unavailable: `${manifest.name}: ${failure.unavailable}` }
   }
-}
+})
 // ---- end of loader ----
 
 // ---- the walk over a session's events, handed to the native apply ----
@@ -336,8 +339,9 @@ function generationOf(agent) {
  * `async ({ agent, turn, step, signal }, next)` reads them (a read that throws counts as missing),
  * then, after the first step, the surface's replace generation (a compaction inside `next()`
  * changes it); then `await next()` (its throw or rejection is the step's), and the native build
- * decides (contract steps 2 to 8): the decision itself, a new one, or the promise of a query's.
- * `ctx` rides along, so that a waiting step holds its context as the JS package's closure does.
+ * decides (contract steps 2 to 8): the decision itself, a new one, or a query it started, which
+ * this frame awaits within our own bound and hands back (`queryResult`, `queryFailed` or
+ * `queryExpired`, once). `ctx` stays referenced until then, as the JS package's closure holds it.
  */
 async function preStep(plugin, ctx, payload, next) {
   const agent = fieldOf(payload, 'agent')
@@ -346,26 +350,35 @@ async function preStep(plugin, ctx, payload, next) {
   const signal = fieldOf(payload, 'signal')
   const generation = isObject(agent) && !firstStep ? generationOf(agent) : undefined
   const decision = await next()
-  return native.afterNext(plugin, decision, agent, signal, turnText(turn), firstStep, generation, ctx)
-}
-
-/** What `withinBound` gives when our own bound ran out first. */
-const EXPIRED = Symbol('expired')
-
-/**
- * The promise of a query's decision, once the native build has called the executor: `called` (for
- * `execute()`, its handle's `result()`) awaited within `boundMs` (our own bound: `queryTimeoutMs`
- * and a grace), then handed back to the native build with its `query` handle and `decision`.
- */
-async function waitFor(called, execute, boundMs, query, decision) {
+  const step = native.afterNext(plugin, decision, agent, signal, turnText(turn), firstStep, generation)
+  if (step !== STARTED) return step
+  const { called, execute, boundMs, query } = startedQuery
+  startedQuery = undefined
   let result
   try {
     result = await withinBound(execute ? resultOf(called) : called, boundMs)
   } catch (reason) {
-    return native.queryFailed(query, reason, decision)
+    return native.queryFailed(query, reason, decision, ctx)
   }
-  return result === EXPIRED ? native.queryExpired(query, decision) : native.queryResult(query, result, decision)
+  return result === EXPIRED ? native.queryExpired(query, decision, ctx) : native.queryResult(query, result, decision, agent, ctx)
 }
+
+/** What `afterNext` returns when it started a query, and that query (set by `started`, taken by `preStep` at once). */
+const STARTED = Object.freeze({})
+let startedQuery
+
+/**
+ * The native build started a query: `called` is what the executor returned (for `execute()`, the
+ * handle whose `result()` is awaited), `boundMs` our own bound (`queryTimeoutMs` and a grace, ms),
+ * `query` its handle. Returns the marker `afterNext` hands back.
+ */
+function started(called, execute, boundMs, query) {
+  startedQuery = { called, execute, boundMs, query }
+  return STARTED
+}
+
+/** What `withinBound` gives when our own bound ran out first. */
+const EXPIRED = Symbol('expired')
 
 /** `(await execution).result()`, the `execute()` generation's result. */
 async function resultOf(execution) {
@@ -475,7 +488,7 @@ function enter(decision, text, ownKind, id) {
 // ---- end of the listener ----
 
 /** What the native `apply` takes as its `helpers`. */
-const helpers = Object.freeze({ spread, newestReading, waitFor, enter })
+const helpers = Object.freeze({ spread, newestReading, started, enter })
 
 const native = loadNative()
 
@@ -509,7 +522,7 @@ function loaded() {
  * package; the native `apply` then gets the values as a plain object. Where no build could load, a
  * bad config still fails at plugin load, with the same `TypeError`.
  */
-function checkConfig(config) {
+const checkConfig = (function checkConfig(config) {
   // `config[key]` as the JS package reads it (a null or undefined config throws its TypeError).
   const refresh = config.refreshIntervalMs
   if (refresh !== undefined && !(Number.isSafeInteger(refresh) && refresh >= 0)) {
@@ -523,7 +536,7 @@ function checkConfig(config) {
   if (refresh !== undefined) checked.refreshIntervalMs = refresh
   if (timeout !== undefined) checked.queryTimeoutMs = timeout
   return checked
-}
+})
 
 /**
  * Register the prepended `agent/pre-step` listener for the lifetime of `ctx` (synchronous, returns
@@ -532,7 +545,7 @@ function checkConfig(config) {
  * the config the same way, logs one `ctx.logger.warn` saying why and how to install one, and
  * registers nothing: every pre-step passes through untouched.
  */
-export function apply(ctx, config) {
+export const apply = (function apply(ctx, config) {
   const checked = checkConfig(config)
   if (native.unavailable !== undefined) {
     ctx.logger?.warn?.(native.unavailable)
@@ -545,7 +558,7 @@ export function apply(ctx, config) {
   } catch {
     // A logger that throws costs nothing but the line.
   }
-}
+})
 
 /**
  * Whether a debug line can reach one of Cordis's log exporters (`ctx.logger.exporters`: a level of
@@ -553,7 +566,7 @@ export function apply(ctx, config) {
  * intercepts), so that a line nobody takes costs nothing (Cordis's first logger call costs a fresh
  * process about 0.2 ms). A logger unlike Cordis's: yes.
  */
-function debugMayShow(ctx) {
+const debugMayShow = (function debugMayShow(ctx) {
   const exporters = ctx.logger?.exporters
   if (!(exporters instanceof Map)) return true
   let level
@@ -568,7 +581,7 @@ function debugMayShow(ctx) {
     if ((levels?.default ?? level ?? 1) >= 3) return true
   }
   return false
-}
+})
 /** Schemastery validation for the config; the exact rules are checked by `apply`. */
 export const Config = z.object({
   refreshIntervalMs: z

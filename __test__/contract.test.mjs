@@ -50,12 +50,12 @@ describe('module surface', () => {
         ]),
       )
     const generated = declared('binding.d.ts')
-    // The binding's apply takes index.js's helpers (the walk over the log, a query's wait, the
+    // The binding's apply takes index.js's helpers (the walk over the log, a query's start, the
     // decision with a reading) last, and hands back the applied plugin, which index.js's listener
-    // passes to afterNext each step; a query's wait calls back with its handle.
+    // passes to afterNext each step; the listener awaits a started query and calls back with its handle.
     expect(Object.keys(generated).sort()).toEqual(['afterNext', 'apply', 'monotonicMs', 'queryExpired', 'queryFailed', 'queryResult'])
     expect(generated.apply).toEqual({ params: ['ctx', 'config', 'helpers', 'pid'], returns: 'ExternalObject<unknown>' })
-    expect(generated.afterNext.params).toEqual(['plugin', 'decision', 'agent', 'signal', 'turn', 'firstStep', 'generation', 'ctx'])
+    expect(generated.afterNext.params).toEqual(['plugin', 'decision', 'agent', 'signal', 'turn', 'firstStep', 'generation'])
     expect(declared('index.d.ts').apply).toEqual({ params: ['ctx', 'config'], returns: 'void' })
     expect(readFileSync(new URL('../binding.d.ts', import.meta.url), 'utf8')).toMatch(/export declare const VERSION: string/)
   })
@@ -74,9 +74,9 @@ describe('module surface', () => {
     expect(thrown(native)).toMatch(/^TypeError: /)
     if (process.env.TMUX_CONTEXT_PACKAGE) return
     const binding = createRequire(import.meta.url)('../binding.cjs')
-    const wanted = "tmux-context: apply(ctx, config, helpers, pid) needs index.js's functions ({ spread, newestReading, waitFor, enter })"
+    const wanted = "tmux-context: apply(ctx, config, helpers, pid) needs index.js's functions ({ spread, newestReading, started, enter })"
     expect(() => binding.apply({ on() {} }, {}, {}, process.pid)).toThrow(wanted)
-    expect(() => binding.apply({ on() {} }, {}, { spread() {}, newestReading() {}, waitFor() {} }, process.pid)).toThrow(wanted)
+    expect(() => binding.apply({ on() {} }, {}, { spread() {}, newestReading() {}, started() {} }, process.pid)).toThrow(wanted)
     expect(() => binding.apply(7, {}, {}, process.pid)).toThrow('tmux-context: the context is not an object')
   })
 

@@ -4,17 +4,17 @@ use napi::bindgen_prelude::{Env, Unknown};
 
 use crate::napi_ext::{per_env, Failure, Held, JsResult, UnknownExt};
 
-/// The walk over the log (`spread`, `newestReading`), a query's wait, and the decision with a reading.
+/// The walk over the log (`spread`, `newestReading`), a query's start, and the decision with a reading.
 pub struct Helpers {
   pub spread: Held,
   pub newest_reading: Held,
-  pub wait_for: Held,
+  pub started: Held,
   pub enter: Held,
 }
 
 /// Why `apply` refuses its `helpers`: they are not index.js's.
 pub const HELPERS_WANTED: &str =
-  "tmux-context: apply(ctx, config, helpers, pid) needs index.js's functions ({ spread, newestReading, waitFor, enter })";
+  "tmux-context: apply(ctx, config, helpers, pid) needs index.js's functions ({ spread, newestReading, started, enter })";
 
 /// The helpers this JS environment keeps (the first `helpers` handed over); fails on a non-function.
 pub fn keep_helpers(env: &Env, helpers: Unknown) -> JsResult<&'static Helpers> {
@@ -24,6 +24,6 @@ pub fn keep_helpers(env: &Env, helpers: Unknown) -> JsResult<&'static Helpers> {
     Held::new(env, f)
   };
   let (spread, newest_reading) = (function(c"spread")?, function(c"newestReading")?);
-  let (wait_for, enter) = (function(c"waitFor")?, function(c"enter")?);
-  per_env(env, || Ok(Helpers { spread, newest_reading, wait_for, enter }))
+  let (started, enter) = (function(c"started")?, function(c"enter")?);
+  per_env(env, || Ok(Helpers { spread, newest_reading, started, enter }))
 }

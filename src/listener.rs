@@ -10,17 +10,17 @@ use napi_derive::napi;
 
 use crate::diagnostics::Reason;
 use crate::host::{contain, Outcome, Plugin};
-use crate::napi_ext::{Caught, Failure, Held, JsResult, UnknownExt};
+use crate::napi_ext::{Caught, Failure, JsResult, UnknownExt};
 use crate::query::{query, PreStep, PreviousReading};
 use crate::refresh::within_refresh_interval;
 use crate::session_index::{newest_reading, replace_generation, seen_generation};
 use crate::surface::surface_moved;
 
-/// `afterNext(plugin, decision, agent, signal, turn, firstStep, generation, ctx)`, once `next()`
-/// resolved with `decision`: the decision itself, a new one, or the promise of a query's.
+/// `afterNext(plugin, decision, agent, signal, turn, firstStep, generation)`, once `next()` resolved
+/// with `decision`: the decision itself, a new one, or index.js's marker of a query started.
 #[napi(
   js_name = "afterNext",
-  ts_args_type = "plugin: ExternalObject<unknown>, decision: unknown, agent: unknown, signal: unknown, turn: string, firstStep: boolean, generation: number | undefined, ctx: unknown",
+  ts_args_type = "plugin: ExternalObject<unknown>, decision: unknown, agent: unknown, signal: unknown, turn: string, firstStep: boolean, generation: number | undefined",
   ts_return_type = "unknown"
 )]
 #[allow(clippy::too_many_arguments)]
@@ -33,7 +33,6 @@ pub fn after_next_call<'env>(
   turn: String,
   first_step: bool,
   generation: Option<f64>,
-  ctx: Unknown<'env>,
 ) -> Unknown<'env> {
   let nullish = matches!(signal.get_type(), Ok(ValueType::Undefined | ValueType::Null));
   let pre = PreStep {
@@ -42,7 +41,6 @@ pub fn after_next_call<'env>(
     turn,
     first_step,
     generation,
-    ctx,
   };
   contain(env, plugin, decision, |env| after_next(env, plugin, &pre, decision))
 }
@@ -62,7 +60,7 @@ fn after_next<'env>(
     return Ok(Outcome::Pass);
   }
   if !pre.first_step {
-    return after_a_replacement(env, plugin, pre, decision);
+    return after_a_replacement(env, plugin, pre);
   }
   let Some(shell) = plugin.executor(env)? else {
     plugin.no_reading(env, Reason::NoExecutor);
@@ -72,15 +70,14 @@ fn after_next<'env>(
   let interval = plugin.config.refresh_interval_ms;
   if !interval.is_some_and(|i| i > 0.0) {
     // Without a refresh floor the log is read only once a location is known.
-    let previous = PreviousReading::Unread(Held::new(env, agent)?);
-    return query(env, plugin, pre, shell, decision, previous);
+    return query(env, plugin, pre, shell, PreviousReading::Unread);
   }
   let previous = newest_reading(env, plugin.helpers, agent)?.previous;
   if previous.is_some() && within_refresh_interval(interval, previous.as_ref(), date_now(env)?) {
     return Ok(Outcome::Pass);
   }
   let previous = PreviousReading::Known(previous);
-  query(env, plugin, pre, shell, decision, previous)
+  query(env, plugin, pre, shell, previous)
 }
 
 /// `Date.now()`, the JS package's clock for the refresh floor (a test may fake it).
@@ -93,12 +90,7 @@ fn date_now(env: &Env) -> JsResult<f64> {
 
 /// A later step: a reading only when a replacement (a compaction) inside `next()`, or since the
 /// surface was last looked at, just shadowed the newest reading.
-fn after_a_replacement<'env>(
-  env: &'env Env,
-  plugin: &Rc<Plugin>,
-  pre: &PreStep<'env>,
-  decision: Unknown<'env>,
-) -> JsResult<Outcome<'env>> {
+fn after_a_replacement<'env>(env: &'env Env, plugin: &Rc<Plugin>, pre: &PreStep<'env>) -> JsResult<Outcome<'env>> {
   let Some(agent) = pre.agent else {
     return Ok(Outcome::Pass);
   };
@@ -109,5 +101,5 @@ fn after_a_replacement<'env>(
   let Some(shell) = plugin.executor(env)? else {
     return Ok(Outcome::Pass);
   };
-  query(env, plugin, pre, shell, decision, PreviousReading::Known(None))
+  query(env, plugin, pre, shell, PreviousReading::Known(None))
 }

@@ -13,7 +13,7 @@ use crate::change::{decide_injection, Injection};
 use crate::diagnostics::{self, Reason};
 use crate::executor::{executor_api, ExecutorApi, Member, QUERY_STDOUT_MAX_BYTES};
 use crate::host::{command, contain, Outcome, Plugin};
-use crate::napi_ext::{error_message, object_of, undefined, Caught, Failure, Held, JsResult, UnknownExt};
+use crate::napi_ext::{error_message, object_of, undefined, Caught, Failure, JsResult, UnknownExt};
 use crate::parse::parse_output;
 use crate::refresh::Previous;
 use crate::session_index::newest_reading;
@@ -22,23 +22,22 @@ use crate::session_index::newest_reading;
 pub const OWN_TIMER_GRACE_MS: u64 = 1_000;
 
 /// The session's newest reading: read (`Known`), or to be read from the agent once a location makes
-/// it matter (`Unread`).
+/// it matter (`Unread`: index.js's `preStep` hands the agent back with the query's result).
 pub enum PreviousReading {
   Known(Option<Previous>),
-  Unread(Held),
+  Unread,
 }
 
 impl PreviousReading {
-  fn read(self, env: &Env, plugin: &Plugin) -> JsResult<Option<Previous>> {
+  fn read(self, env: &Env, plugin: &Plugin, agent: Unknown) -> JsResult<Option<Previous>> {
     match self {
       PreviousReading::Known(previous) => Ok(previous),
-      PreviousReading::Unread(agent) => Ok(newest_reading(env, plugin.helpers, agent.get(env)?)?.previous),
+      PreviousReading::Unread => Ok(newest_reading(env, plugin.helpers, agent)?.previous),
     }
   }
 }
 
-/// The payload fields, as index.js's `preStep` read them before `next()`, and the context (held
-/// while the query waits, as the JS package's closure holds it).
+/// The payload fields, as index.js's `preStep` read them before `next()`.
 pub struct PreStep<'env> {
   pub agent: Option<Unknown<'env>>,
   pub signal: Option<Unknown<'env>>,
@@ -46,17 +45,16 @@ pub struct PreStep<'env> {
   pub first_step: bool,
   /// After the first step, the surface's replace generation before `next()`.
   pub generation: Option<f64>,
-  pub ctx: Unknown<'env>,
 }
 
 /// Contract step 6: `shell.run(shell.resolve({ command, signal, timeoutMs }))` (or `execute()`),
-/// and the promise of its decision. `resolve()` throwing or `run()` rejecting is one warning.
+/// handed to index.js's `preStep` to await ([`started`]). `resolve()` throwing or `run()` rejecting
+/// is one warning.
 pub fn query<'env>(
   env: &'env Env,
   plugin: &Rc<Plugin>,
   pre: &PreStep<'env>,
   shell: Unknown<'env>,
-  decision: Unknown<'env>,
   previous: PreviousReading,
 ) -> JsResult<Outcome<'env>> {
   if plugin.backoff.borrow().holds(Instant::now()) {
@@ -83,31 +81,30 @@ pub fn query<'env>(
       return Ok(Outcome::Pass);
     }
   };
-  wait_for(env, plugin, called, decision, previous, pre, api)
+  started(env, plugin, called, previous, pre, api)
 }
 
-/// index.js's `waitFor`: `called` awaited within our own bound, then handed back with the [`Query`].
-fn wait_for<'env>(
+/// index.js's `started(called, execute, boundMs, query)`: what `preStep` awaits (`called`, for
+/// `execute()` its handle's `result()`, within our own bound, ms), then hands back with the
+/// [`Query`] handle; it returns the marker that tells `preStep` a query started.
+fn started<'env>(
   env: &'env Env,
   plugin: &Rc<Plugin>,
   called: Unknown<'env>,
-  decision: Unknown<'env>,
   previous: PreviousReading,
   pre: &PreStep<'env>,
   api: ExecutorApi,
 ) -> JsResult<Outcome<'env>> {
   let bound_ms = plugin.config.query_timeout_ms.saturating_add(OWN_TIMER_GRACE_MS) as f64;
-  let query =
-    Query { previous, turn: pre.turn.clone(), api, plugin: Rc::clone(plugin), _ctx: Held::new(env, pre.ctx)? };
+  let query = Query { previous, turn: pre.turn.clone(), api, plugin: Rc::clone(plugin) };
   let args = vec![
     called,
     (api == ExecutorApi::Execute).into_unknown(env).caught(env)?,
     bound_ms.into_unknown(env).caught(env)?,
     External::new(Some(query)).into_unknown(env).caught(env)?,
-    decision,
   ];
-  let promise = plugin.helpers.wait_for.get(env)?.call_with(env, undefined(env), args)?;
-  Ok(Outcome::Value(promise))
+  let marker = plugin.helpers.started.get(env)?.call_with(env, undefined(env), args)?;
+  Ok(Outcome::Value(marker))
 }
 
 /// Whether an executor member is a function, absent, or something else.
@@ -152,32 +149,37 @@ fn call_executor<'env>(
 }
 
 /// A query in flight: what deciding needs. It holds its plugin, so that a query in flight when its
-/// context is disposed ends as the JS package's does, with a reading, GC or not.
+/// context is disposed ends as the JS package's does, with a reading, GC or not (index.js's
+/// `preStep` holds the context meanwhile, so that what the query logs reaches its logger).
 pub struct Query {
   previous: PreviousReading,
   turn: String,
   /// The executor API the query went through (it decides the reading's source shape).
   api: ExecutorApi,
   plugin: Rc<Plugin>,
-  /// The context, so that what the query logs reaches its logger after the plugin was disposed.
-  _ctx: Held,
 }
 
 /// The query's handle: `None` once a continuation took it.
 type Handle = External<Option<Query>>;
 
-/// `queryResult(query, result, decision)`: the executor answered ([`on_query_result`]).
-#[napi(ts_args_type = "query: ExternalObject<unknown>, result: unknown, decision: unknown", ts_return_type = "unknown")]
+/// `queryResult(query, result, decision, agent)`: the executor answered ([`on_query_result`]); the
+/// agent is the step's, whose log is read now where the reading was not read before the query.
+#[napi(
+  ts_args_type = "query: ExternalObject<unknown>, result: unknown, decision: unknown, agent: unknown",
+  ts_return_type = "unknown"
+)]
 pub fn query_result<'env>(
   env: &'env Env,
   query: &mut Handle,
   result: Unknown<'env>,
   decision: Unknown<'env>,
+  agent: Unknown<'env>,
 ) -> Unknown<'env> {
   let Some(query) = query.take() else { return decision };
   let plugin = query.plugin;
   contain(env, &plugin, decision, |env| {
-    on_query_result(env, &plugin, result, decision, query.previous, &query.turn, query.api)
+    let previous = (query.previous, agent);
+    on_query_result(env, &plugin, result, decision, previous, &query.turn, query.api)
   })
 }
 
@@ -212,7 +214,7 @@ fn on_query_result<'env>(
   plugin: &Plugin,
   result: Unknown<'env>,
   decision: Unknown<'env>,
-  previous: PreviousReading,
+  (previous, agent): (PreviousReading, Unknown<'env>),
   turn: &str,
   api: ExecutorApi,
 ) -> JsResult<Outcome<'env>> {
@@ -229,7 +231,7 @@ fn on_query_result<'env>(
     return Ok(Outcome::Pass);
   };
   plugin.located();
-  let previous = previous.read(env, plugin)?;
+  let previous = previous.read(env, plugin, agent)?;
   match decide_injection(&answer, previous.as_ref(), turn) {
     Injection::Unchanged => Ok(Outcome::Pass),
     Injection::Inject(text) => {

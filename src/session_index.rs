@@ -47,16 +47,15 @@ pub fn newest_reading(env: &Env, helpers: &Helpers, agent: Unknown) -> JsResult<
   let (index, last) = rescan(env, helpers, &events, len, attached, state.index, state.last)?;
   let (newest, sighting, generation) = on_surface(env, session, index.latest.clone(), state.sighting);
   let state = SessionState { index, last, sighting, generation };
-  match session.unwrap::<SessionState>() {
-    Ok(slot) => *slot = state,
-    Err(_) => {
-      take_exception(env);
-      // First sight: attach the index; an object that cannot take it (wrapped by another addon,
-      // a Proxy) is read afresh each turn, as the JS package reads it.
-      if !attached && session.wrap(state, None).caught(env).is_err() {
-        take_exception(env);
-      }
+  if attached {
+    match session.unwrap::<SessionState>() {
+      Ok(slot) => *slot = state,
+      Err(_) => _ = take_exception(env),
     }
+  } else if session.wrap(state, None).caught(env).is_err() {
+    // First sight: attach the index; an object that cannot take it (wrapped by another addon,
+    // a Proxy) is read afresh each turn, as the JS package reads it.
+    take_exception(env);
   }
   Ok(newest)
 }
