@@ -179,6 +179,30 @@ describe('loading: an error for a broken install, a warned no-op where no build 
     })
   })
 
+  it.runIf(onX64Glibc)('loads the binary package from where Node resolution looks first (nested, else beside the package), with one dlopen', () => {
+    inDir('dshtc-where-', {}, (dir) => {
+      const scope = join(dir, 'node_modules', '@deepseek-ai')
+      const beside = installBinary(dir)
+      // Each process.dlopen call, on stderr.
+      const preload = `const open = process.dlopen
+        process.dlopen = (module, file, ...rest) => { process.stderr.write('dlopen ' + file + '\\n'); return open.call(process, module, file, ...rest) }`
+      const opened = (run) => run.stderr.split('\n').filter((l) => l.startsWith('dlopen ')).map((l) => l.slice('dlopen '.length))
+      const file = 'dsh-tmux-context-linux-x64-gnu/dsh-tmux-context.linux-x64-gnu.node'
+      let run = firstStep(dir, { preload })
+      expect(run.status, run.stderr).toBe(0)
+      expect(opened(run)).toEqual([join(scope, file)])
+      expect(run.result.messages).toHaveLength(1)
+      // A copy in the package's own node_modules (npm nests one there when another version is hoisted) comes first.
+      const nested = join(scope, 'dsh-tmux-context', 'node_modules', '@deepseek-ai')
+      mkdirSync(nested, { recursive: true })
+      cpSync(beside, join(nested, 'dsh-tmux-context-linux-x64-gnu'), { recursive: true })
+      run = firstStep(dir, { preload })
+      expect(run.status, run.stderr).toBe(0)
+      expect(opened(run)).toEqual([join(nested, file)])
+      expect(run.result.messages).toHaveLength(1)
+    })
+  })
+
   it.runIf(onX64Glibc)("a glibc build that does not load is passed over for musl's, as on a musl system", () => {
     inDir('dshtc-other-libc-', {}, (dir) => {
       // On a musl system the glibc build fails to load (no libc.so.6). Here: a glibc package whose
