@@ -1,12 +1,43 @@
 // Row 3: package import + apply time and the RSS it adds, one fresh node process per sample
-// (bench/import-child.mjs), alternating native/JS.
+// (bench/import-child.mjs), alternating native/JS. Both packages are imported by name from one
+// consumer folder (.tmp/bench-consumer/), each installed there as npm lays a package out: this
+// package as its tarball holds it, with this machine's binary package beside it in the
+// `@deepseek-ai` folder, and the JS package as installed in this checkout; the harness packages
+// are linked from this checkout for both.
 import { execFileSync } from 'node:child_process'
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { summary } from './lib.mjs'
+import { NODE_FILE, REFERENCE, root, summary } from './lib.mjs'
 
-const child = fileURLToPath(new URL('./import-child.mjs', import.meta.url))
+/** The consumer folder: both packages installed, and bench/import-child.mjs. Returns the child's path. */
+function consumer() {
+  const dir = join(root, '.tmp', 'bench-consumer')
+  rmSync(dir, { recursive: true, force: true })
+  const modules = join(dir, 'node_modules')
+  const scope = join(modules, '@deepseek-ai')
+  // This package: the files its package.json packs (the tarball's content), from this tree.
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  const own = join(scope, 'dsh-tmux-context')
+  mkdirSync(own, { recursive: true })
+  for (const file of ['package.json', ...manifest.files]) copyFileSync(join(root, file), join(own, file))
+  // This machine's binary package, as `npm/<platform>/` and the build make it.
+  const platform = NODE_FILE.split('.').slice(1, -1).join('.')
+  const binary = join(scope, `dsh-tmux-context-${platform}`)
+  mkdirSync(binary)
+  copyFileSync(join(root, 'npm', platform, 'package.json'), join(binary, 'package.json'))
+  copyFileSync(join(root, NODE_FILE), join(binary, NODE_FILE))
+  // The JS package, as installed here (a copy, as npm installs it), unless a baseline build is compared.
+  if (!process.env.BENCH_REFERENCE) cpSync(join(root, 'node_modules', REFERENCE), join(modules, REFERENCE), { recursive: true })
+  for (const name of ['schemastery', 'cordis', 'dsh-agent', 'dsh-session', 'dsh-shell']) symlinkSync(join(root, 'node_modules', '@deepseek-ai', name), join(scope, name))
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'bench-consumer', private: true, type: 'module' }))
+  const child = join(dir, 'import-child.mjs')
+  copyFileSync(fileURLToPath(new URL('./import-child.mjs', import.meta.url)), child)
+  return child
+}
 
 export function importCost({ samples = 20 } = {}) {
+  const child = consumer()
   const out = { native: [], js: [] }
   const run = (impl) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', child, impl], { encoding: 'utf8' }).trim().split('\n').pop())
   run('native') // page cache warm-up of both packages (not recorded)
