@@ -226,6 +226,18 @@ describe('payloads and decisions', () => {
     expect(out.native.results).toEqual(expected)
   })
 
+  it('a later step without an agent object passes the decision through, as the JS package does', async () => {
+    for (const [name, plugin] of implementations) {
+      let listener
+      plugin.apply({ on: (_event, fn) => (listener = fn), get: () => undefined, logger: { warn() {}, debug() {} } }, {})
+      const decision = { kind: 'enter', messages: [] }
+      for (const agent of [undefined, null, 7]) {
+        const step = listener({ turn: 2, step: 2, signal: new AbortController().signal, agent }, () => Promise.resolve(decision))
+        await expect(step, `${name}, agent ${agent}`).resolves.toBe(decision)
+      }
+    }
+  })
+
   it('a primitive downstream decision on a later step passes silently', async () => {
     const out = await both((plugin) => outcome(plugin, { payload: { step: 2 }, downstream: 7 }))
     expect(out.native).toEqual(out.js)

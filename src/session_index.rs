@@ -47,16 +47,11 @@ pub fn newest_reading(env: &Env, helpers: &Helpers, agent: Unknown) -> JsResult<
   let (index, last) = rescan(env, helpers, &events, len, attached, state.index, state.last)?;
   let (newest, sighting, generation) = on_surface(env, session, index.latest.clone(), state.sighting);
   let state = SessionState { index, last, sighting, generation };
-  if attached {
-    match session.unwrap::<SessionState>() {
-      Ok(slot) => *slot = state,
-      Err(_) => _ = take_exception(env),
-    }
-  } else if session.wrap(state, None).caught(env).is_err() {
-    // First sight: attach the index; an object that cannot take it (wrapped by another addon,
-    // a Proxy) is read afresh each turn, as the JS package reads it.
-    take_exception(env);
-  }
+  // First sight attaches the index; an object that cannot take it (wrapped by another addon, a
+  // Proxy) is read afresh each turn, as the JS package reads it (`caught` leaves nothing pending).
+  let put =
+    if attached { session.unwrap::<SessionState>().map(|slot| *slot = state) } else { session.wrap(state, None) };
+  let _ = put.caught(env);
   Ok(newest)
 }
 
