@@ -111,7 +111,7 @@ const hostPlatforms = (function hostPlatforms() {
   return loader !== undefined && builtin('node:fs').existsSync(loader) ? [musl, gnu] : [gnu, musl]
 })
 
-/** The scope folder of a node_modules tree, as it ends the path of this package's folder there. */
+/** How the path of this package's folder in a node_modules tree ends, but for the package's own name. */
 const SCOPE_FOLDER = '/node_modules/@deepseek-ai/'
 
 /** The file the build was loaded from, where the fast path knows it. */
@@ -119,13 +119,14 @@ let loadedFile
 
 /**
  * This platform's build through `process.dlopen`, for each of [`hostPlatforms`]: the file beside this
- * one, then the binary package where Node's resolution looks for it first in a node_modules tree
- * (this package's own node_modules, then its sibling in the `@deepseek-ai` folder), each only where
- * it exists, then wherever `import.meta.resolve` finds it; all without the CommonJS loader and
- * binding.cjs (about 2 ms of a fresh process), and without a thrown error on the way in an
- * installed tree (a missing file's dlopen error and a resolution cost about 0.7 ms there).
- * `undefined` when none loads or an environment variable of the generated loader asks for its own
- * choice, and binding.cjs then decides (and words any error).
+ * one (as binding.cjs tries it first), then the binary package from the folder where Node's
+ * resolution stops in a node_modules tree (the first of this package's own node_modules, the scope
+ * folder's, and the scope folder itself that holds the package), else wherever
+ * `import.meta.resolve` finds it; all without the CommonJS loader and binding.cjs (about 2 ms of a
+ * fresh process), and in an installed tree without a thrown error on the way (a missing file's
+ * dlopen error and a resolution cost about 0.7 ms there). `undefined` when none loads or an
+ * environment variable of the generated loader asks for its own choice, and binding.cjs then
+ * decides (and words any error).
  */
 const loadHostBinary = (function loadHostBinary() {
   const { NAPI_RS_NATIVE_LIBRARY_PATH, NAPI_RS_FORCE_WASI, NAPI_RS_ENFORCE_VERSION_CHECK } = process.env
@@ -134,19 +135,19 @@ const loadHostBinary = (function loadHostBinary() {
   // `import.meta.dirname`: Node 20.11+.
   const here = import.meta.dirname ?? builtin('node:path').dirname(pathOf(import.meta.url))
   const fs = builtin('node:fs')
-  // In a node_modules tree this folder is `…/node_modules/@deepseek-ai/<name>`: its parent holds
-  // the binary packages that resolution finds after this package's own node_modules.
+  // In a node_modules tree this folder is `<scope>/<name>`, `<scope>` ending in `/node_modules/@deepseek-ai`.
   const at = here.lastIndexOf(SCOPE_FOLDER)
   const scope = at >= 0 && !here.includes('/', at + SCOPE_FOLDER.length) ? here.slice(0, at + SCOPE_FOLDER.length - 1) : undefined
   for (const platform of hostPlatforms()) {
     const file = `${BINARY}.${platform}.node`
-    const where = [`${here}/${file}`, `${here}/node_modules/${PACKAGE}-${platform}/${file}`]
-    if (scope !== undefined) where.push(`${scope}/${BINARY}-${platform}/${file}`)
-    for (const path of where) {
-      const binding = fs.existsSync(path) ? dlopen(() => path) : undefined
-      if (binding !== undefined) return binding
-    }
-    const binding = dlopen(() => pathOf(import.meta.resolve(`${PACKAGE}-${platform}`)))
+    const local = `${here}/${file}`
+    let binding = fs.existsSync(local) ? dlopen(() => local) : undefined
+    if (binding !== undefined) return binding
+    const name = `${PACKAGE}-${platform}`
+    const folders = [`${here}/node_modules/${name}`]
+    if (scope !== undefined) folders.push(`${scope}/node_modules/${name}`, `${scope}/${BINARY}-${platform}`)
+    const folder = folders.find((f) => fs.existsSync(`${f}/package.json`))
+    binding = dlopen(() => (folder === undefined ? pathOf(import.meta.resolve(name)) : `${folder}/${file}`))
     if (binding !== undefined) return binding
   }
   return undefined

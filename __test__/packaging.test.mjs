@@ -203,6 +203,41 @@ describe('loading: an error for a broken install, a warned no-op where no build 
     })
   })
 
+  it.runIf(onX64Glibc)('a binary package folder that is there but cannot load is the error of a broken install, never passed over for another copy', () => {
+    inDir('dshtc-stop-', {}, (dir) => {
+      const scope = join(dir, 'node_modules', '@deepseek-ai')
+      installBinary(dir)
+      // Node's resolution stops at the package's own node_modules, where a copy without a loadable
+      // .node stands (a truncated file, then none): the working copy beside it is not Node's choice.
+      const nested = join(scope, 'dsh-tmux-context', 'node_modules', '@deepseek-ai', 'dsh-tmux-context-linux-x64-gnu')
+      mkdirSync(nested, { recursive: true })
+      copyFileSync(join(scope, 'dsh-tmux-context-linux-x64-gnu', 'package.json'), join(nested, 'package.json'))
+      writeFileSync(join(nested, 'dsh-tmux-context.linux-x64-gnu.node'), 'not an ELF file')
+      for (const broken of [true, false]) {
+        if (!broken) rmSync(join(nested, 'dsh-tmux-context.linux-x64-gnu.node'))
+        const run = firstStep(dir)
+        expect(run.status, run.stdout).not.toBe(0)
+        expect(run.stderr).toContain(`${PKG}: the native binary for linux-x64-gnu is installed but failed to load`)
+      }
+    })
+  })
+
+  it('two copies of index.js sharing one native module (through the generated loader) each get their own step', () => {
+    // NAPI_RS_ENFORCE_VERSION_CHECK sends both through binding.cjs, whose require cache hands both the same module.
+    const script = `import { makeAgent, mount, preStep } from './__test__/harness.mjs'
+      const copies = [await import('./index.js'), await import('./index.js?again')]
+      const out = []
+      for (const plugin of copies) {
+        const { ctx } = await mount(plugin)
+        const { decision } = await preStep(ctx, makeAgent())
+        out.push(decision.messages?.length === 1 && decision.messages[0].content[0].text.startsWith('tmux location (turn 1):'))
+      }
+      console.log(JSON.stringify(out))`
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', env: { ...process.env, NAPI_RS_ENFORCE_VERSION_CHECK: '1' } })
+    expect(run.status, run.stderr).toBe(0)
+    expect(JSON.parse(run.stdout.trim().split('\n').pop())).toEqual([true, true])
+  })
+
   it.runIf(onX64Glibc)("a glibc build that does not load is passed over for musl's, as on a musl system", () => {
     inDir('dshtc-other-libc-', {}, (dir) => {
       // On a musl system the glibc build fails to load (no libc.so.6). Here: a glibc package whose

@@ -22,7 +22,8 @@ pub struct Plugin {
   /// the next GC (a strong reference would until our finalizer runs: about 8 KiB a load/unload).
   ctx: Weak,
   pub config: Config,
-  pub helpers: &'static Helpers,
+  /// index.js's functions, from the `apply` that made this plugin.
+  pub helpers: Helpers,
   /// `process.pid`, as the JS package reads it.
   pub pid: u32,
   /// No query while a stuck tmux is given time.
@@ -35,7 +36,7 @@ pub struct Plugin {
 }
 
 impl Plugin {
-  pub fn new(env: &Env, ctx: Object, config: Config, helpers: &'static Helpers, pid: u32) -> JsResult<Plugin> {
+  pub fn new(env: &Env, ctx: Object, config: Config, helpers: Helpers, pid: u32) -> JsResult<Plugin> {
     Ok(Plugin {
       ctx: Weak::new(env, ctx)?,
       config,

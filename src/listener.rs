@@ -72,7 +72,7 @@ fn after_next<'env>(
     // Without a refresh floor the log is read only once a location is known.
     return query(env, plugin, pre, shell, PreviousReading::Unread);
   }
-  let previous = newest_reading(env, plugin.helpers, agent)?.previous;
+  let previous = newest_reading(env, &plugin.helpers, agent)?.previous;
   if previous.is_some() && within_refresh_interval(interval, previous.as_ref(), date_now(env)?) {
     return Ok(Outcome::Pass);
   }
@@ -95,7 +95,7 @@ fn after_a_replacement<'env>(env: &'env Env, plugin: &Rc<Plugin>, pre: &PreStep<
     return Ok(Outcome::Pass);
   };
   let moved = surface_moved(pre.generation, seen_generation(env, agent), replace_generation(env, agent));
-  if !moved || !newest_reading(env, plugin.helpers, agent)?.newly_shadowed {
+  if !moved || !newest_reading(env, &plugin.helpers, agent)?.newly_shadowed {
     return Ok(Outcome::Pass);
   }
   let Some(shell) = plugin.executor(env)? else {

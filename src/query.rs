@@ -32,7 +32,7 @@ impl PreviousReading {
   fn read(self, env: &Env, plugin: &Plugin, agent: Unknown) -> JsResult<Option<Previous>> {
     match self {
       PreviousReading::Known(previous) => Ok(previous),
-      PreviousReading::Unread => Ok(newest_reading(env, plugin.helpers, agent)?.previous),
+      PreviousReading::Unread => Ok(newest_reading(env, &plugin.helpers, agent)?.previous),
     }
   }
 }
