@@ -121,7 +121,8 @@ let loadedFile
  * This platform's build through `process.dlopen`, for each of [`hostPlatforms`]: the file beside this
  * one (as binding.cjs tries it first), then the binary package from the folder where Node's
  * resolution stops in a node_modules tree (the first of this package's own node_modules, the scope
- * folder's, and the scope folder itself that holds the package), else wherever
+ * folder's, and the scope folder itself that holds the package; the `.node` its package.json names
+ * as `main`), else wherever
  * `import.meta.resolve` finds it; all without the CommonJS loader and binding.cjs (about 2 ms of a
  * fresh process), and in an installed tree without a thrown error on the way (a missing file's
  * dlopen error and a resolution cost about 0.7 ms there). `undefined` when none loads or an
@@ -147,7 +148,13 @@ const loadHostBinary = (function loadHostBinary() {
     const folders = [`${here}/node_modules/${name}`]
     if (scope !== undefined) folders.push(`${scope}/node_modules/${name}`, `${scope}/${BINARY}-${platform}`)
     const folder = folders.find((f) => fs.existsSync(`${f}/package.json`))
-    binding = dlopen(() => (folder === undefined ? pathOf(import.meta.resolve(name)) : `${folder}/${file}`))
+    binding = dlopen(() => {
+      if (folder === undefined) return pathOf(import.meta.resolve(name))
+      // The package's `main`, as Node's resolution reads it: our binary packages name the `.node`.
+      const { main } = JSON.parse(fs.readFileSync(`${folder}/package.json`, 'utf8'))
+      if (main !== file && main !== `./${file}`) throw new Error(`${folder}/package.json names another main`)
+      return `${folder}/${file}`
+    })
     if (binding !== undefined) return binding
   }
   return undefined

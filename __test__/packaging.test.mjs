@@ -222,6 +222,19 @@ describe('loading: an error for a broken install, a warned no-op where no build 
     })
   })
 
+  it.runIf(onX64Glibc)('a binary package whose package.json cannot be read, or names another main, is a broken install (as Node resolves it)', () => {
+    inDir('dshtc-manifest-', {}, (dir) => {
+      const manifest = join(installBinary(dir), 'package.json')
+      const good = readFileSync(manifest, 'utf8')
+      for (const bad of [good.slice(0, 20), JSON.stringify({ ...JSON.parse(good), main: 'index.js' })]) {
+        writeFileSync(manifest, bad)
+        const run = firstStep(dir)
+        expect(run.status, run.stdout).not.toBe(0)
+        expect(run.stderr).toContain(`${PKG}: the native binary for linux-x64-gnu is installed but failed to load`)
+      }
+    })
+  })
+
   it('two copies of index.js sharing one native module (through the generated loader) each get their own step', () => {
     // NAPI_RS_ENFORCE_VERSION_CHECK sends both through binding.cjs, whose require cache hands both the same module.
     const script = `import { makeAgent, mount, preStep } from './__test__/harness.mjs'
