@@ -112,7 +112,7 @@ const hostPlatforms = (function hostPlatforms() {
 })
 
 /** How the path of this package's folder in a node_modules tree ends, but for the package's own name. */
-const SCOPE_FOLDER = '/node_modules/@deepseek-ai/'
+const SCOPE_FOLDER = `/node_modules/${PACKAGE.slice(0, PACKAGE.indexOf('/'))}/`
 
 /** The file the build was loaded from, where the fast path knows it. */
 let loadedFile

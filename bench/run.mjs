@@ -34,8 +34,9 @@ log(`${facts.cpu}, ${facts.cores} cores, node ${facts.node}, addon ${facts.addon
 // still sweeping then, stalled whatever ran next by up to 3 ms on this 2-core machine (the harness
 // before our listener as much as either package), which split those rows into two modes. The
 // other rows keep V8's default GC: their samples follow a full GC per batch, not per sample.
-const COLD = ['cold', 'cold-none']
-const asked = (process.env.BENCH_ROWS ?? 'cold,cold-none,cached,append,compacted').split(',')
+// BENCH_ROWS (e.g. `cold,cold-none`) limits the run to some rows: a quick look while working.
+const only = process.env.BENCH_ROWS?.split(',')
+const wanted = (row) => !only || only.includes(row)
 function prestepChild(rows, flags) {
   if (rows.length === 0) return []
   const dir = mkdtempSync(join(tmpdir(), 'dshtc-bench-'))
@@ -52,13 +53,10 @@ function prestepChild(rows, flags) {
 }
 const prestep = await phase('pre-step (instant executor)', () => ({
   rows: [
-    ...prestepChild(asked.filter((r) => COLD.includes(r)), ['--single-threaded-gc']),
-    ...prestepChild(asked.filter((r) => ['cached', 'append', 'compacted'].includes(r)), []),
+    ...prestepChild(['cold', 'cold-none'].filter(wanted), ['--single-threaded-gc']),
+    ...prestepChild(['cached', 'append', 'compacted'].filter(wanted), []),
   ],
 }))
-// BENCH_ROWS (e.g. `cold,cold-none`) limits the run to some rows: a quick look while working.
-const only = process.env.BENCH_ROWS?.split(',')
-const wanted = (row) => !only || only.includes(row)
 const skipped = { skipped: 'not asked for (BENCH_ROWS)' }
 // 2. Real tmux pane, real /bin/sh executor.
 const tmux = wanted('tmux') ? await phase('first step in a real tmux pane', () => tmuxLatency(quick ? { rounds: 2, iterations: 3 } : { rounds: 10, iterations: 7 })) : skipped

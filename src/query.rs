@@ -176,11 +176,8 @@ pub fn query_result<'env>(
   agent: Unknown<'env>,
 ) -> Unknown<'env> {
   let Some(query) = query.take() else { return decision };
-  let plugin = query.plugin;
-  contain(env, &plugin, decision, |env| {
-    let previous = (query.previous, agent);
-    on_query_result(env, &plugin, result, decision, previous, &query.turn, query.api)
-  })
+  let plugin = Rc::clone(&query.plugin);
+  contain(env, &plugin, decision, |env| on_query_result(env, query, result, decision, agent))
 }
 
 /// `queryFailed(query, reason, decision)`: the executor rejected: one warning, no location.
@@ -211,13 +208,13 @@ pub fn monotonic_ms() -> f64 {
 /// Contract steps 6 (result) to 8: exit code, parse, compare, the new decision.
 fn on_query_result<'env>(
   env: &'env Env,
-  plugin: &Plugin,
+  query: Query,
   result: Unknown<'env>,
   decision: Unknown<'env>,
-  (previous, agent): (PreviousReading, Unknown<'env>),
-  turn: &str,
-  api: ExecutorApi,
+  agent: Unknown<'env>,
 ) -> JsResult<Outcome<'env>> {
+  let Query { previous, turn, api, plugin } = query;
+  let plugin = &*plugin;
   let exit_code = result.get_loose(env, c"exitCode")?.as_number();
   if exit_code != Some(0.0) {
     no_location(env, plugin, result, exit_code);
@@ -232,7 +229,7 @@ fn on_query_result<'env>(
   };
   plugin.located();
   let previous = previous.read(env, plugin, agent)?;
-  match decide_injection(&answer, previous.as_ref(), turn) {
+  match decide_injection(&answer, previous.as_ref(), &turn) {
     Injection::Unchanged => Ok(Outcome::Pass),
     Injection::Inject(text) => {
       // index.js's `enter(decision, text, ownKind, id)`, the id a fresh UUID v4.
