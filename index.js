@@ -220,13 +220,6 @@ function isCandidate(e, plugin) {
   return (s?.kind === 'plugin' && s.plugin === plugin) || s?.kind === plugin
 }
 
-/** [`isCandidate`] with the JS package's unguarded reads: it throws where they meet `null` or `undefined`. */
-function isOwn(e, plugin) {
-  if (e.type !== 'user/message') return false
-  const s = e.data.source
-  return (s.kind === 'plugin' && s.plugin === plugin) || s.kind === plugin
-}
-
 /**
  * Logs up to this many events are walked as a reversed copy (`[...events].reverse()`, as the JS
  * package reads them: about 2× faster in V8 than indexing the log backwards); longer ones by index,
@@ -253,16 +246,22 @@ function newestReading(events, from, to, plugin) {
   return at < 0 ? undefined : readingOf(events[at])
 }
 
-// The two walks below read as the JS package reads a log ([`isOwn`]: a third faster than
-// [`isCandidate`]) until an event where that meets `null` or `undefined` (a `TypeError`), then from
-// that event on as [`isCandidate`] reads it; what a getter throws is thrown. Two functions, not one
-// with a direction: V8 keeps each one's feedback (a copy's elements, the log's own) apart.
+// The two walks below read as the JS package reads a log (its unguarded reads, inline: in a fresh
+// process the loop runs in V8's interpreter, where a call per event doubles its cost) until an
+// event where that meets `null` or `undefined` (a `TypeError`), then from that event on as
+// [`isCandidate`] reads it; what a getter throws is thrown. Two functions, not one with a
+// direction: V8 keeps each one's feedback (a copy's elements, the log's own) apart.
 
 /** The index of the first candidate in `copy[start..end]`, or -1. */
 function firstInCopy(copy, start, end, plugin) {
   let i = start
   try {
-    for (; i < end; i++) if (isOwn(copy[i], plugin)) return i
+    for (; i < end; i++) {
+      const e = copy[i]
+      if (e.type !== 'user/message') continue
+      const s = e.data.source
+      if ((s.kind === 'plugin' && s.plugin === plugin) || s.kind === plugin) return i
+    }
   } catch (error) {
     if (!(error instanceof TypeError)) throw error
     for (; i < end; i++) if (isCandidate(copy[i], plugin)) return i
@@ -274,7 +273,12 @@ function firstInCopy(copy, start, end, plugin) {
 function lastInLog(events, from, to, plugin) {
   let i = to - 1
   try {
-    for (; i >= from; i--) if (isOwn(events[i], plugin)) return i
+    for (; i >= from; i--) {
+      const e = events[i]
+      if (e.type !== 'user/message') continue
+      const s = e.data.source
+      if ((s.kind === 'plugin' && s.plugin === plugin) || s.kind === plugin) return i
+    }
   } catch (error) {
     if (!(error instanceof TypeError)) throw error
     for (; i >= from; i--) if (isCandidate(events[i], plugin)) return i
@@ -282,7 +286,13 @@ function lastInLog(events, from, to, plugin) {
   return -1
 }
 
-/** A candidate's reading ([`newestReading`]): the content's length read as an index bound. */
+/**
+ * A candidate's reading ([`newestReading`]): the content's length read as an index bound; the text
+ * a string, or a `String` object's (where JS string methods read the wrapped value); the time as
+ * `now >= previous.time` coerces it (`+time`: a numeric string or a Date counts as its number),
+ * `NaN` where that throws; `e.seq`, which the JS package never reads, `undefined` where reading it
+ * throws. One function (it runs once a step): in a fresh process each function costs a compile.
+ */
 function readingOf(e) {
   const content = e.data.content
   if (!isObject(content)) return null
@@ -290,36 +300,25 @@ function readingOf(e) {
   if (!(typeof length === 'number' && length >= 1 && length !== Infinity)) return null
   const block = content[0]
   if (!isObject(block) || block.type !== 'text') return null
-  const text = textOf(block.text)
-  return text === undefined ? null : [text, numberOf(e.time), seqOf(e)]
-}
-
-/** A string, or a `String` object's text (where JS string methods read the wrapped value). */
-function textOf(value) {
-  if (typeof value === 'string') return value
-  try {
-    return isObject(value) && value instanceof String ? String(value) : undefined
-  } catch {
-    return undefined
+  let text = block.text
+  if (typeof text !== 'string') {
+    try {
+      text = isObject(text) && text instanceof String ? String(text) : undefined
+    } catch {
+      text = undefined
+    }
+    if (text === undefined) return null
   }
-}
-
-/** `e.seq`, which the JS package never reads: `undefined` where reading it throws. */
-function seqOf(e) {
+  const at = e.time
+  let time = Number.NaN
+  let seq
   try {
-    return e.seq
-  } catch {
-    return undefined
-  }
-}
-
-/** `+value` (`now >= previous.time` coerces: a numeric string or a Date counts as its number), `NaN` where that throws. */
-function numberOf(value) {
+    time = +at
+  } catch {}
   try {
-    return +value
-  } catch {
-    return Number.NaN
-  }
+    seq = e.seq
+  } catch {}
+  return [text, time, seq]
 }
 
 // ---- end of the walk ----
@@ -422,7 +421,7 @@ async function resultOf(execution) {
  */
 function withinBound(value, boundMs) {
   return new Promise((resolve, reject) => {
-    const entry = { deadline: native.monotonicMs() + boundMs, expire: () => resolve(EXPIRED) }
+    const entry = { deadline: native.monotonicMs() + boundMs, expire: () => resolve(EXPIRED), pending: true }
     bounds.add(entry)
     ;(async () => {
       try {
@@ -432,15 +431,31 @@ function withinBound(value, boundMs) {
       } finally {
         // The timer stays armed (unref'd) for the next query: arming one per query costs a timer
         // list each (about 2 µs a pre-step).
+        entry.pending = false
         bounds.delete(entry)
       }
     })()
-    try {
-      armSweep()
-    } catch {
-      // Without our own timer, the executor's time-out still bounds the query (the JS package's only bound).
-    }
+    armUnlessSettled(entry)
   })
+}
+
+/** Microtask turns a query that settles at once takes to settle here: `run()`'s one, `execute()`'s up to five. */
+const SETTLE_TURNS = 6
+
+/**
+ * Arms the sweep timer for `entry` unless its query settled within [`SETTLE_TURNS`]: an executor
+ * that answers at once then arms no timer, whose first `setTimeout` costs a fresh process about
+ * 0.1 ms (Node's timer lists and their async hooks are made then). Its deadline stands from the
+ * query's start either way.
+ */
+async function armUnlessSettled(entry) {
+  for (let turn = 0; turn < SETTLE_TURNS; turn++) await undefined
+  if (!entry.pending) return
+  try {
+    armSweep()
+  } catch {
+    // Without our own timer, the executor's time-out still bounds the query (the JS package's only bound).
+  }
 }
 
 /** The bounds in flight (`{ deadline, expire }`), and the live sweep timer (`{ timer, at, armedWith, disarm }`). */

@@ -155,6 +155,18 @@ describe('an execute()-only executor (upstream 0.1.7+/0.2)', () => {
     expect(record.executed).toHaveLength(1)
   }, 10_000)
 
+  it('an execute() whose result() answers at once arms no timer for our own bound', async () => {
+    const { ctx } = await mountExecuteOnly(native)
+    const timers = vi.spyOn(globalThis, 'setTimeout')
+    try {
+      const out = await preStep(ctx, makeAgent())
+      expect(readings(out.decision)).toHaveLength(1)
+      expect(timers).not.toHaveBeenCalled()
+    } finally {
+      timers.mockRestore()
+    }
+  })
+
   it('for comparison, the rc.8 JS package on that host calls the missing run() and warns every turn', async () => {
     const { ctx } = await mountExecuteOnly(reference)
     const warn = vi.spyOn(ctx.logger, 'warn')

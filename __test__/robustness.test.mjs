@@ -725,6 +725,18 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
     }
   }, 15_000)
 
+  it('an executor that answers at once arms no timer: the bound costs a fresh process no timer list', async () => {
+    const { ctx } = await mount(native)
+    const timers = vi.spyOn(globalThis, 'setTimeout')
+    try {
+      const out = await preStep(ctx, agentOver({ events: [] }))
+      expect(readings(out.decision)).toHaveLength(1)
+      expect(timers).not.toHaveBeenCalled()
+    } finally {
+      timers.mockRestore()
+    }
+  })
+
   it('one sweep timer is live at a time, whatever order the deadlines come in', async () => {
     const real = { set: globalThis.setTimeout, clear: globalThis.clearTimeout }
     const live = new Set()
