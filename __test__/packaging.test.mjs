@@ -62,6 +62,7 @@ describe('packed install', () => {
     const platforms = [...native, 'wasm32-wasi']
     expect(manifest.optionalDependencies).toEqual(Object.fromEntries(platforms.map((p) => [`${pkg.name}-${p}`, pkg.version])))
     expect(manifest.files).toContain('binding.cjs')
+    expect(manifest.files).toContain('loader-errors.cjs')
     const listing = (p) => execFileSync('tar', ['-tzf', join(packs, `dsh-tmux-context-${p}.tgz`)], { encoding: 'utf8' }).split('\n').filter(Boolean).sort()
     for (const p of native) {
       expect(existsSync(join(packs, `dsh-tmux-context-${p}.tgz`)), `dsh-tmux-context-${p}.tgz`).toBe(true)

@@ -1,5 +1,5 @@
-// `node scripts/coverage-report.mjs <dir> [--gate]` (scripts/coverage.sh): the V8 table of index.js
-// and invariant.js, from vitest's coverage (its workers) merged with NODE_V8_COVERAGE's
+// `node scripts/coverage-report.mjs <dir> [--gate]` (scripts/coverage.sh): the V8 table of index.js,
+// invariant.js and loader-errors.cjs, from vitest's coverage (its workers) merged with NODE_V8_COVERAGE's
 // files (child processes; installed copies of the two files map back to this checkout), then every file's line coverage against the floors README lists under
 // "Coverage". With --gate, a file below its floor fails.
 import { readdirSync, readFileSync } from 'node:fs'
@@ -10,7 +10,7 @@ import v8ToIstanbul from 'v8-to-istanbul'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const [dir, flag] = process.argv.slice(2)
-const FILES = ['index.js', 'invariant.js']
+const FILES = ['index.js', 'invariant.js', 'loader-errors.cjs']
 const source = Object.fromEntries(FILES.map((f) => [f, readFileSync(join(root, f), 'utf8')]))
 
 /**

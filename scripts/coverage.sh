@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run coverage [-- --gate]`: line coverage of src/ (cargo-llvm-cov) and of index.js and
-# invariant.js (V8), over `cargo test --lib` and the vitest suites, run against an instrumented build
+# invariant.js and loader-errors.cjs (V8), over `cargo test --lib` and the vitest suites, run against an instrumented build
 # of this machine's binary (Linux x64 only), child processes included:
 #   - Rust: the binary is built with -C instrument-coverage and continuous profile files
 #     (LLVM_PROFILE_FILE with %c, -runtime-counter-relocation): vitest's fork workers and the tmux
@@ -47,7 +47,7 @@ bash scripts/pack.sh >/dev/null
 mapfile -t suites < <(ls __test__/*.test.mjs | grep -v -e platforms.test ${gate:+-e e2e.test})
 status=0
 TMUX_CONTEXT_V8_COVERAGE=$out/v8 npx vitest run "${suites[@]}" --coverage.enabled --coverage.provider=v8 \
-  --coverage.include=index.js --coverage.include=invariant.js \
+  --coverage.include=index.js --coverage.include=invariant.js --coverage.include=loader-errors.cjs \
   --coverage.reporter=json --coverage.reportsDirectory="$out/vitest" --coverage.reportOnFailure --reporter=default >"$out/vitest.log" 2>&1 || status=$?
 [ "$status" -eq 0 ] || { tail -40 "$out/vitest.log" >&2; echo "coverage: the suites failed (exit $status); .tmp/coverage/vitest.log" >&2; }
 
