@@ -6,11 +6,11 @@
 // are linked from this checkout for both.
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { NODE_FILE, REFERENCE, root, summary } from './lib.mjs'
 
-/** The consumer folder: both packages installed, and bench/import-child.mjs. Returns the child's path. */
+/** The consumer folder: both packages installed, and bench/import-child.mjs and bench/resume-child.mjs. Returns the first child's path. */
 function consumer() {
   const dir = join(root, '.tmp', 'bench-consumer')
   rmSync(dir, { recursive: true, force: true })
@@ -31,9 +31,8 @@ function consumer() {
   if (!process.env.BENCH_REFERENCE) cpSync(join(root, 'node_modules', REFERENCE), join(modules, REFERENCE), { recursive: true })
   for (const name of ['schemastery', 'cordis', 'dsh-agent', 'dsh-session', 'dsh-shell']) symlinkSync(join(root, 'node_modules', '@deepseek-ai', name), join(scope, name))
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'bench-consumer', private: true, type: 'module' }))
-  const child = join(dir, 'import-child.mjs')
-  copyFileSync(fileURLToPath(new URL('./import-child.mjs', import.meta.url)), child)
-  return child
+  for (const file of ['import-child.mjs', 'resume-child.mjs']) copyFileSync(fileURLToPath(new URL(`./${file}`, import.meta.url)), join(dir, file))
+  return join(dir, 'import-child.mjs')
 }
 
 export function importCost({ samples = 20 } = {}) {
@@ -45,4 +44,21 @@ export function importCost({ samples = 20 } = {}) {
   for (let i = 0; i < samples; i++) for (const impl of i % 2 ? ['js', 'native'] : ['native', 'js']) out[impl].push(run(impl))
   const of = (impl, key) => summary(out[impl].map((s) => s[key]))
   return Object.fromEntries(['native', 'js'].map((impl) => [impl, { totalMs: of(impl, 'totalMs'), importMs: of(impl, 'importMs'), applyMs: of(impl, 'applyMs'), rssDelta: of(impl, 'rssDelta'), heapDelta: of(impl, 'heapDelta'), externalDelta: of(impl, 'externalDelta') }]))
+}
+
+/**
+ * Row 1e: the first turn after a resume in a fresh process (bench/resume-child.mjs), for each
+ * log size, alternating native/JS: `{ n, native: { stepMs, mountMs }, js: … }` summaries, from
+ * the same consumer folder as row 3.
+ */
+export function resumeCost({ sizes = [1_000, 10_000, 100_000], samples = 16 } = {}) {
+  const child = join(dirname(consumer()), 'resume-child.mjs')
+  const lib = new URL('./lib.mjs', import.meta.url).href
+  const run = (impl, n) => JSON.parse(execFileSync(process.execPath, [child, impl, String(n), lib], { encoding: 'utf8' }).trim().split('\n').pop())
+  return sizes.map((n) => {
+    const out = { native: [], js: [] }
+    for (let i = 0; i < samples; i++) for (const impl of i % 2 ? ['js', 'native'] : ['native', 'js']) out[impl].push(run(impl, n))
+    const of = (impl, key) => summary(out[impl].map((s) => s[key]))
+    return { n, ...Object.fromEntries(['native', 'js'].map((impl) => [impl, { stepMs: of(impl, 'stepMs'), mountMs: of(impl, 'mountMs') }])) }
+  })
 }

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { fmtBytes, fmtInt, fmtMs, fullGc, machineFacts, REFERENCE_LABEL, root } from './lib.mjs'
 import { tmuxLatency, spawnCounts } from './tmux.mjs'
-import { importCost } from './import.mjs'
+import { importCost, resumeCost } from './import.mjs'
 
 const started = performance.now()
 const quick = process.env.BENCH_QUICK === '1'
@@ -63,6 +63,8 @@ const tmux = wanted('tmux') ? await phase('first step in a real tmux pane', () =
 const spawned = wanted('tmux') ? await phase('processes per query (strace)', () => spawnCounts()) : skipped
 // 3. Import + apply, fresh process per sample.
 const load = wanted('import') ? await phase('import + apply (fresh processes)', () => importCost({ samples: quick ? 3 : 30 })) : undefined
+// 1e. The first turn after a resume, in a fresh process per sample.
+const resumed = wanted('resume') ? await phase('first turn after a resume (fresh processes)', () => resumeCost({ samples: quick ? 2 : 16 })) : []
 
 // --- The table -------------------------------------------------------------------------------------
 
@@ -93,6 +95,9 @@ for (const r of byKind('cold')) {
 }
 for (const r of byKind('cold-none')) {
   row(`1c. first pre-step of a fresh plugin (cold), no reading in the log, n = ${fmtInt(r.n)}`, r.native.median, r.js.median, { samples: `${r.native.n} + ${r.js.n}` })
+}
+for (const r of resumed) {
+  row(`1e. first pre-step in a fresh process after a resume (import + mount before it), n = ${fmtInt(r.n)}`, r.native.stepMs.median, r.js.stepMs.median, { samples: `${r.native.stepMs.n} + ${r.js.stepMs.n}` })
 }
 if (tmux.skipped) row(`2. first step in a real tmux pane (${tmux.skipped})`, undefined, undefined)
 else row('2. first-step pre-step in a real tmux pane, /bin/sh executor', tmux.native.median, tmux.js.median, { samples: `${tmux.native.n} + ${tmux.js.n}` })
@@ -133,6 +138,10 @@ const details = [
   '| row | native | JS |',
   '|---|---:|---:|',
   ...prestep.rows.map((r) => `| ${r.kind}, n = ${fmtInt(r.n)} | ${spread(r.native)} | ${spread(r.js)} |`),
+  ...resumed.flatMap((r) => [
+    `| resumed, first step, n = ${fmtInt(r.n)} | ${spread(r.native.stepMs)} | ${spread(r.js.stepMs)} |`,
+    `| resumed, import + mount before it, n = ${fmtInt(r.n)} | ${spread(r.native.mountMs)} | ${spread(r.js.mountMs)} |`,
+  ]),
   ...(tmux.skipped
     ? []
     : [
