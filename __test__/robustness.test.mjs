@@ -584,20 +584,24 @@ describe('round 3: memory after disposal, side by side with JS', () => {
   }, 60_000)
 })
 
-/** One first step per implementation with `setTimeout` replaced by `stub`: its readings and warnings. */
+/** One first step per implementation with `setTimeout` replaced by `stub`: its readings and warnings (ours must have called the stub). */
 async function underSetTimeout(stub) {
   const out = {}
   const real = globalThis.setTimeout
   for (const [name, plugin] of implementations) {
-    const { ctx } = await mount(plugin)
+    // An answer a macrotask later (not through setTimeout): a query still pending when our bound arms its timer.
+    const { ctx } = await mount(plugin, {}, { respond: () => new Promise((r) => setImmediate(() => r(runResult(line() + '\n')))) })
     const warn = vi.spyOn(ctx.logger, 'warn')
-    globalThis.setTimeout = stub
+    let calls = 0
+    globalThis.setTimeout = (...args) => (calls++, stub(...args))
     try {
       const { decision } = await preStep(ctx, agentOver({ events: [] }))
       out[name] = { readings: readings(decision).length, warnings: warn.mock.calls.length }
     } finally {
       globalThis.setTimeout = real
     }
+    // Our bound armed its timer through the stub (the JS package arms none).
+    if (name === 'native') expect(calls).toBeGreaterThan(0)
   }
   return out
 }
