@@ -377,14 +377,16 @@ function withinBound(value, boundMs) {
 const SETTLE_TURNS = 6
 
 /**
- * Arms the sweep timer for `entry` unless its query settled within [`SETTLE_TURNS`]: an executor
- * that answers at once then arms no timer, whose first `setTimeout` costs a fresh process about
- * 0.1 ms (Node's timer lists and their async hooks are made then). Its deadline stands from the
+ * Arms the sweep timer for the bounds in flight unless `entry`'s query settled within
+ * [`SETTLE_TURNS`] and none is left: an executor that answers at once then arms no timer, whose
+ * first `setTimeout` costs a fresh process about 0.3 ms (Node's timer lists and their async hooks
+ * are made then). A query that settled still arms one for the others in flight, whose timer may
+ * be lost (fired early, armed on fake timers since uninstalled). The deadline stands from the
  * query's start either way.
  */
 async function armUnlessSettled(entry) {
   for (let turn = 0; turn < SETTLE_TURNS; turn++) await undefined
-  if (!entry.pending) return
+  if (!entry.pending && bounds.size === 0) return
   try {
     armSweep()
   } catch {

@@ -670,6 +670,27 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
     }
   }, 15_000)
 
+  it('a bound whose timer was lost is armed again by the next query, even one that answers at once (from a break-in)', async () => {
+    const never = () => new Promise(() => {})
+    const keep = setInterval(() => {}, 50)
+    try {
+      vi.useFakeTimers()
+      const early = await mount(native, { queryTimeoutMs: 300 }, { respond: never })
+      const first = preStep(early.ctx, agentOver({ events: [] }))
+      await vi.advanceTimersByTimeAsync(0)
+      vi.useRealTimers()
+      const t0 = Date.now()
+      const instant = await mount(native)
+      expect(readings((await preStep(instant.ctx, agentOver({ events: [] }))).decision)).toHaveLength(1)
+      expect(isPassThrough(await first)).toBe(true)
+      // 300 ms and our 1 s grace, from the first query's start.
+      expect(Date.now() - t0).toBeLessThan(4000)
+    } finally {
+      vi.useRealTimers()
+      clearInterval(keep)
+    }
+  }, 15_000)
+
   it('under fake timers, vi.runAllTimers() ends (our sweep arms nothing on the fake clock), with the JS package’s reading', async () => {
     const out = {}
     for (const [name, plugin] of implementations) {
