@@ -145,13 +145,14 @@ const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'f
 
 /**
  * Whether `e` is a `user/message` whose `data.source` names `plugin` (`{ kind: 'plugin', plugin }`,
- * or 0.1.7+'s `{ kind: plugin }`), each property read as the JS package reads it (a primitive's
- * through its prototype), where `null` and `undefined` read as nothing rather than throw.
+ * or 0.1.7+'s `{ kind: plugin }`), each property read once, as the JS package reads it (a
+ * primitive's through its prototype), where `null` and `undefined` read as nothing rather than throw.
  */
 function isCandidate(e, plugin) {
   if (e?.type !== 'user/message') return false
   const s = e.data?.source
-  return (s?.kind === 'plugin' && s.plugin === plugin) || s?.kind === plugin
+  const kind = s?.kind
+  return (kind === 'plugin' && s.plugin === plugin) || kind === plugin
 }
 
 /**
@@ -194,7 +195,8 @@ function firstInCopy(copy, start, end, plugin) {
       const e = copy[i]
       if (e.type !== 'user/message') continue
       const s = e.data.source
-      if ((s.kind === 'plugin' && s.plugin === plugin) || s.kind === plugin) return i
+      const kind = s.kind
+      if ((kind === 'plugin' && s.plugin === plugin) || kind === plugin) return i
     }
   } catch (error) {
     if (!(error instanceof TypeError)) throw error
@@ -211,7 +213,8 @@ function lastInLog(events, from, to, plugin) {
       const e = events[i]
       if (e.type !== 'user/message') continue
       const s = e.data.source
-      if ((s.kind === 'plugin' && s.plugin === plugin) || s.kind === plugin) return i
+      const kind = s.kind
+      if ((kind === 'plugin' && s.plugin === plugin) || kind === plugin) return i
     }
   } catch (error) {
     if (!(error instanceof TypeError)) throw error

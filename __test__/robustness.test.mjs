@@ -154,6 +154,20 @@ describe('beyond the JS package: values JS would throw on, and timers of another
     expect(warn).not.toHaveBeenCalled()
   })
 
+  it('an event’s source.kind is read once, as the JS package reads it: a getter that throws on a second read changes nothing (from a break-in)', async () => {
+    const out = await both((plugin) => {
+      let reads = 0
+      const source = { get kind() {
+        if (++reads > 1) throw new Error('kind read twice')
+        return 'other-plugin'
+      } }
+      const other = { type: 'user/message', time: Date.now(), data: { content: [{ type: 'text', text: 'x' }], source } }
+      return outcome(plugin, { payload: { agent: agentOver({ events: [readingEvent(STATE), other] }) } })
+    })
+    expect(out.native).toEqual(out.js)
+    expect(out.native).toEqual({ results: ['pass'], warnings: 0 })
+  })
+
   it('a reading whose content is empty counts as none, as a non-text one does', async () => {
     const empty = { ...readingEvent(STATE), data: { ...readingEvent(STATE).data, content: [] } }
     const out = await both((plugin) => outcome(plugin, { payload: { agent: agentOver({ events: [empty] }) } }))
