@@ -48,7 +48,8 @@ export function importCost({ samples = 20 } = {}) {
 
 /**
  * Row 1e: the first turn after a resume in a fresh process (bench/resume-child.mjs), for each
- * log size, alternating native/JS: `{ n, native: { stepMs, mountMs }, js: … }` summaries, from
+ * log size, alternating native/JS: `{ n, native: { stepMs, mountMs, totalMs }, js: … }` summaries
+ * (`totalMs`: the import and mount and the first step, per sample), from
  * the same consumer folder as row 3.
  */
 export function resumeCost({ sizes = [1_000, 10_000, 100_000], samples = 16 } = {}) {
@@ -59,6 +60,7 @@ export function resumeCost({ sizes = [1_000, 10_000, 100_000], samples = 16 } = 
     const out = { native: [], js: [] }
     for (let i = 0; i < samples; i++) for (const impl of i % 2 ? ['js', 'native'] : ['native', 'js']) out[impl].push(run(impl, n))
     const of = (impl, key) => summary(out[impl].map((s) => s[key]))
-    return { n, ...Object.fromEntries(['native', 'js'].map((impl) => [impl, { stepMs: of(impl, 'stepMs'), mountMs: of(impl, 'mountMs') }])) }
+    for (const impl of ['native', 'js']) for (const s of out[impl]) s.totalMs = s.mountMs + s.stepMs
+    return { n, ...Object.fromEntries(['native', 'js'].map((impl) => [impl, { stepMs: of(impl, 'stepMs'), mountMs: of(impl, 'mountMs'), totalMs: of(impl, 'totalMs') }])) }
   })
 }

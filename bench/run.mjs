@@ -99,6 +99,11 @@ for (const r of byKind('cold-none')) {
 for (const r of resumed) {
   row(`1e. first pre-step in a fresh process after a resume (import + mount before it), n = ${fmtInt(r.n)}`, r.native.stepMs.median, r.js.stepMs.median, { samples: `${r.native.stepMs.n} + ${r.js.stepMs.n}` })
 }
+// The whole resume once per process, at the smallest log: import, mount and that first step.
+if (resumed.length > 0) {
+  const r = resumed[0]
+  row(`1e. import + mount + that first pre-step, fresh process, n = ${fmtInt(r.n)}`, r.native.totalMs.median, r.js.totalMs.median, { samples: `${r.native.totalMs.n} + ${r.js.totalMs.n}` })
+}
 if (tmux.skipped) row(`2. first step in a real tmux pane (${tmux.skipped})`, undefined, undefined)
 else row('2. first-step pre-step in a real tmux pane, /bin/sh executor', tmux.native.median, tmux.js.median, { samples: `${tmux.native.n} + ${tmux.js.n}` })
 if (load) {
