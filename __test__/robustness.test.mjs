@@ -620,6 +620,20 @@ async function underSetTimeout(stub) {
   return out
 }
 
+/**
+ * The first step of a plugin whose executor never answers (`queryTimeoutMs` 300), started under fake
+ * timers, so that our bound's sweep timer is armed on the fake clock; real timers are back on return.
+ * Returns `{ first }`, the step's promise (not the promise itself, which an async function would await).
+ */
+async function stuckUnderFakeTimers() {
+  vi.useFakeTimers()
+  const early = await mount(native, { queryTimeoutMs: 300 }, { respond: () => new Promise(() => {}) })
+  const first = preStep(early.ctx, agentOver({ events: [] }))
+  await vi.advanceTimersByTimeAsync(0)
+  vi.useRealTimers()
+  return { first }
+}
+
 describe('round 3, from a break-in: shared timers, disposal mid-step, config getters', () => {
   it('a short queryTimeoutMs is not held to another plugin’s longer bound (one sweep timer per environment)', async () => {
     const never = () => new Promise(() => {})
@@ -664,15 +678,10 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
   })
 
   it('after fake timers, our own bound still holds on real ones (a timer armed on the fake clock is taken as lost)', async () => {
-    const never = () => new Promise(() => {})
     const keep = setInterval(() => {}, 50)
     try {
-      vi.useFakeTimers()
-      const early = await mount(native, { queryTimeoutMs: 300 }, { respond: never })
-      const first = preStep(early.ctx, agentOver({ events: [] }))
-      await vi.advanceTimersByTimeAsync(0)
-      vi.useRealTimers()
-      const late = await mount(native, { queryTimeoutMs: 1500 }, { respond: never })
+      const { first } = await stuckUnderFakeTimers()
+      const late = await mount(native, { queryTimeoutMs: 1500 }, { respond: () => new Promise(() => {}) })
       const t0 = Date.now()
       const out = await preStep(late.ctx, agentOver({ events: [] }))
       expect(isPassThrough(out)).toBe(true)
@@ -685,14 +694,9 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
   }, 15_000)
 
   it('a bound whose timer was lost is armed again by the next query, even one that answers at once (from a break-in)', async () => {
-    const never = () => new Promise(() => {})
     const keep = setInterval(() => {}, 50)
     try {
-      vi.useFakeTimers()
-      const early = await mount(native, { queryTimeoutMs: 300 }, { respond: never })
-      const first = preStep(early.ctx, agentOver({ events: [] }))
-      await vi.advanceTimersByTimeAsync(0)
-      vi.useRealTimers()
+      const { first } = await stuckUnderFakeTimers()
       const t0 = Date.now()
       const instant = await mount(native)
       expect(readings((await preStep(instant.ctx, agentOver({ events: [] }))).decision)).toHaveLength(1)
