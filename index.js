@@ -155,6 +155,14 @@ function isCandidate(e, plugin) {
   return (kind === 'plugin' && s.plugin === plugin) || kind === plugin
 }
 
+/** [`isCandidate`] with the JS package's unguarded reads: it throws where they meet `null` or `undefined`. */
+function isOwn(e, plugin) {
+  if (e.type !== 'user/message') return false
+  const s = e.data.source
+  const kind = s.kind
+  return (kind === 'plugin' && s.plugin === plugin) || kind === plugin
+}
+
 /**
  * Logs up to this many events are walked as a reversed copy (`[...events].reverse()`, as the JS
  * package reads them: about 2× faster in V8 than indexing the log backwards); longer ones by index,
@@ -181,23 +189,16 @@ function newestReading(events, from, to, plugin) {
   return at < 0 ? undefined : readingOf(events[at])
 }
 
-// The two walks below read as the JS package reads a log (its unguarded reads, inline: in a fresh
-// process the loop runs in V8's interpreter, where a call per event doubles its cost) until an
-// event where that meets `null` or `undefined` (a `TypeError`), then from that event on as
-// [`isCandidate`] reads it; what a getter throws is thrown. Two functions, not one with a
-// direction: V8 keeps each one's feedback (a copy's elements, the log's own) apart.
+// The two walks below read as the JS package reads a log ([`isOwn`]: a third faster than
+// [`isCandidate`]) until an event where that meets `null` or `undefined` (a `TypeError`), then from
+// that event on as [`isCandidate`] reads it; what a getter throws is thrown. Two functions, not one
+// with a direction: V8 keeps each one's feedback (a copy's elements, the log's own) apart.
 
 /** The index of the first candidate in `copy[start..end]`, or -1. */
 function firstInCopy(copy, start, end, plugin) {
   let i = start
   try {
-    for (; i < end; i++) {
-      const e = copy[i]
-      if (e.type !== 'user/message') continue
-      const s = e.data.source
-      const kind = s.kind
-      if ((kind === 'plugin' && s.plugin === plugin) || kind === plugin) return i
-    }
+    for (; i < end; i++) if (isOwn(copy[i], plugin)) return i
   } catch (error) {
     if (!(error instanceof TypeError)) throw error
     for (; i < end; i++) if (isCandidate(copy[i], plugin)) return i
@@ -209,13 +210,7 @@ function firstInCopy(copy, start, end, plugin) {
 function lastInLog(events, from, to, plugin) {
   let i = to - 1
   try {
-    for (; i >= from; i--) {
-      const e = events[i]
-      if (e.type !== 'user/message') continue
-      const s = e.data.source
-      const kind = s.kind
-      if ((kind === 'plugin' && s.plugin === plugin) || kind === plugin) return i
-    }
+    for (; i >= from; i--) if (isOwn(events[i], plugin)) return i
   } catch (error) {
     if (!(error instanceof TypeError)) throw error
     for (; i >= from; i--) if (isCandidate(events[i], plugin)) return i
@@ -358,7 +353,7 @@ async function resultOf(execution) {
  */
 function withinBound(value, boundMs) {
   return new Promise((resolve, reject) => {
-    const entry = { deadline: native.monotonicMs() + boundMs, expire: () => resolve(EXPIRED), pending: true }
+    const entry = { deadline: native.monotonicMs() + boundMs, expire: () => resolve(EXPIRED) }
     bounds.add(entry)
     ;(async () => {
       try {
@@ -368,11 +363,10 @@ function withinBound(value, boundMs) {
       } finally {
         // The timer stays armed (unref'd) for the next query: arming one per query costs a timer
         // list each (about 2 µs a pre-step).
-        entry.pending = false
         bounds.delete(entry)
       }
     })()
-    armUnlessSettled(entry)
+    armUnlessSettled()
   })
 }
 
@@ -380,16 +374,15 @@ function withinBound(value, boundMs) {
 const SETTLE_TURNS = 6
 
 /**
- * Arms the sweep timer for the bounds in flight unless `entry`'s query settled within
- * [`SETTLE_TURNS`] and none is left: an executor that answers at once then arms no timer, whose
- * first `setTimeout` costs a fresh process about 0.3 ms (Node's timer lists and their async hooks
- * are made then). A query that settled still arms one for the others in flight, whose timer may
- * be lost (fired early, armed on fake timers since uninstalled). The deadline stands from the
- * query's start either way.
+ * Arms the sweep timer [`SETTLE_TURNS`] after a query started, unless no bound is in flight by
+ * then: an executor that answers at once then arms no timer, whose first `setTimeout` costs a fresh
+ * process about 0.3 ms (Node's timer lists and their async hooks are made then). A query that
+ * settled still arms one for the others in flight, whose timer may be lost (fired early, armed on
+ * fake timers since uninstalled). Each deadline stands from its query's start either way.
  */
-async function armUnlessSettled(entry) {
+async function armUnlessSettled() {
   for (let turn = 0; turn < SETTLE_TURNS; turn++) await undefined
-  if (!entry.pending && bounds.size === 0) return
+  if (bounds.size === 0) return
   try {
     armSweep()
   } catch {
