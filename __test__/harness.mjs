@@ -9,6 +9,7 @@ import AgentRegistry, { agentEvents, Inbox } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { Session, SessionId } from '@deepseek-ai/dsh-session'
 import { ShellExecutor } from '@deepseek-ai/dsh-shell'
+import { SEP, line, runResult } from './answers.mjs'
 
 // TMUX_CONTEXT_PACKAGE: the package directory to test instead of this checkout (scripts/test.sh runs
 // the contract and differential suites once more against the WebAssembly build installed that way).
@@ -19,36 +20,7 @@ export const implementations = [
   ['js', reference],
 ]
 
-export const SEP = '\\t'
-
-/** A tmux reading as the executor prints it: the eight fields joined by the two characters `\t`. */
-export function line(fields = {}) {
-  const f = {
-    session: 'main',
-    windowIndex: '1',
-    windowName: 'editor',
-    paneIndex: '0',
-    paneId: '%3',
-    windowActive: '1',
-    paneActive: '1',
-    layout: 'b25f,80x24,0,0,3',
-    ...fields,
-  }
-  return [f.session, f.windowIndex, f.windowName, f.paneIndex, f.paneId, f.windowActive, f.paneActive, f.layout].join(SEP)
-}
-
-/** A ShellRunResult. */
-export function runResult(text, exitCode = 0) {
-  return {
-    exitCode,
-    signal: null,
-    timedOut: false,
-    aborted: false,
-    timeoutMs: 1000,
-    stdout: { text, bytes: Buffer.byteLength(text), truncated: false },
-    stderr: { text: '', bytes: 0, truncated: false },
-  }
-}
+export { SEP, line, runResult }
 
 function executorClass(base, record) {
   return class extends base {

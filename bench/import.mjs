@@ -10,8 +10,14 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { NODE_FILE, REFERENCE, root, summary } from './lib.mjs'
 
-/** The consumer folder: both packages installed, and bench/import-child.mjs and bench/resume-child.mjs. Returns the first child's path. */
+/** The consumer folder, made once a run: both packages installed, and bench/import-child.mjs and bench/resume-child.mjs. Returns the first child's path. */
+let made
 function consumer() {
+  made ??= makeConsumer()
+  return made
+}
+
+function makeConsumer() {
   const dir = join(root, '.tmp', 'bench-consumer')
   rmSync(dir, { recursive: true, force: true })
   const modules = join(dir, 'node_modules')

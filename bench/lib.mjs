@@ -9,6 +9,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { resolve as resolvePath } from 'node:path'
 import { Session, SessionId } from '@deepseek-ai/dsh-session'
 
+export { line, runResult } from '../__test__/answers.mjs'
+
 export const root = fileURLToPath(new URL('..', import.meta.url))
 export const NODE_FILE = 'dsh-tmux-context.linux-x64-gnu.node'
 

@@ -11,15 +11,14 @@ import AgentRegistry, { agentEvents } from '@deepseek-ai/dsh-agent'
 import { ShellExecutor } from '@deepseek-ai/dsh-shell'
 
 // bench/lib.mjs of the checkout (argv[4]): its harness packages are the ones this folder links.
-const { agentOf, buildSession } = await import(process.argv[4])
+const { agentOf, buildSession, line, runResult } = await import(process.argv[4])
 
 const reference = process.env.BENCH_REFERENCE ? (await import('node:url')).pathToFileURL(process.env.BENCH_REFERENCE).href : 'dsh-tmux-context-js'
 const specifier = { native: '@deepseek-ai/dsh-tmux-context', js: reference }[process.argv[2]]
 const n = Number(process.argv[3])
 if (!specifier || !Number.isSafeInteger(n)) throw new Error('usage: resume-child.mjs native|js <n>')
 // The executor's answer, and the reading both packages write for it (so the step is suppressed).
-const stdout = ['main', '1', 'editor', '0', '%3', '1', '1', 'b25f,80x24,0,0,3'].join('\\t') + '\n'
-const RESULT = { exitCode: 0, signal: null, timedOut: false, aborted: false, timeoutMs: 5000, stdout: { text: stdout, bytes: stdout.length, truncated: false }, stderr: { text: '', bytes: 0, truncated: false } }
+const RESULT = runResult(line() + '\n')
 const text = 'tmux location (turn 1):\nsession main, window 1 "editor", pane 0 %3\nwindow active=1, pane active=1, layout b25f,80x24,0,0,3'
 const reading = { content: [{ type: 'text', text }], source: { kind: 'plugin', plugin: 'tmux-context', form: 'snapshot', sections: [{ name: 'tmux-context', text }] }, role: 'user', id: 'resumed-reading' }
 let ran = 0
