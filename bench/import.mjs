@@ -62,6 +62,8 @@ export function resumeCost({ sizes = [1_000, 10_000, 100_000], samples = 16 } = 
   const child = join(dirname(consumer()), 'resume-child.mjs')
   const lib = new URL('./lib.mjs', import.meta.url).href
   const run = (impl, n) => JSON.parse(execFileSync(process.execPath, [child, impl, String(n), lib], { encoding: 'utf8' }).trim().split('\n').pop())
+  run('native', sizes[0]) // page cache warm-up, as for row 3 (not recorded)
+  run('js', sizes[0])
   return sizes.map((n) => {
     const out = { native: [], js: [] }
     for (let i = 0; i < samples; i++) for (const impl of i % 2 ? ['js', 'native'] : ['native', 'js']) out[impl].push(run(impl, n))
