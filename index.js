@@ -5,10 +5,11 @@
 // generates (binding.cjs: the same two, else the WebAssembly package). Where no build can load,
 // importing still succeeds and `apply` warns once (a harness boot never fails on this package).
 // One module: it imports no file of its own (the wording of a failed load, loader-errors.cjs, is
-// read only then). The functions that run at import and at apply are
+// read only then). The functions that run at import, at apply and in a first step are
 // parenthesized, `const f = (function f() {…})`, so that V8 compiles them with the module rather
-// than parsing them a second time at their first call (about 0.15 ms of a fresh process's import
-// and apply; bench/README.md, row 3a).
+// than parsing them a second time at their first call: in a fresh process that saves the import
+// and apply about 0.15 ms, and the first turn after a resume about 0.15 ms, for about 0.1 ms more
+// at import (bench/README.md, rows 1e and 3a).
 import z from '@deepseek-ai/schemastery'
 
 
@@ -141,7 +142,9 @@ function spread(events) {
   return [...{ [Symbol.iterator]: () => iterator.call(events) }]
 }
 
-const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function'
+const isObject = (function isObject(v) {
+  return (typeof v === 'object' && v !== null) || typeof v === 'function'
+})
 
 /**
  * Whether `e` is a `user/message` whose `data.source` names `plugin` (`{ kind: 'plugin', plugin }`,
@@ -168,7 +171,7 @@ const ARRAY_ITERATOR = Array.prototype[Symbol.iterator]
  * `Number(time)` or `NaN`, `seq`), `null` where its first content block is not text, `undefined`
  * where there is none.
  */
-function newestReading(events, from, to, plugin) {
+const newestReading = (function newestReading(events, from, to, plugin) {
   // `events` is an array (the native build spreads any other log first). The copy reads through
   // the array's iterator: only where that is Array.prototype's does it read what indexing reads.
   const length = events.length
@@ -179,7 +182,7 @@ function newestReading(events, from, to, plugin) {
   }
   const at = lastInLog(events, from, to, plugin)
   return at < 0 ? undefined : readingOf(events[at])
-}
+})
 
 // The two walks below read as the JS package reads a log (its unguarded reads, written in each
 // loop: in a fresh process the loop runs in V8's interpreter, where a call per event made the first
@@ -189,7 +192,7 @@ function newestReading(events, from, to, plugin) {
 // one's feedback (a copy's elements, the log's own) apart.
 
 /** The index of the first candidate in `copy[start..end]`, or -1. */
-function firstInCopy(copy, start, end, plugin) {
+const firstInCopy = (function firstInCopy(copy, start, end, plugin) {
   let i = start
   try {
     for (; i < end; i++) {
@@ -204,10 +207,10 @@ function firstInCopy(copy, start, end, plugin) {
     for (; i < end; i++) if (isCandidate(copy[i], plugin)) return i
   }
   return -1
-}
+})
 
 /** The index of the last candidate in `events[from..to]`, or -1. */
-function lastInLog(events, from, to, plugin) {
+const lastInLog = (function lastInLog(events, from, to, plugin) {
   let i = to - 1
   try {
     for (; i >= from; i--) {
@@ -222,7 +225,7 @@ function lastInLog(events, from, to, plugin) {
     for (; i >= from; i--) if (isCandidate(events[i], plugin)) return i
   }
   return -1
-}
+})
 
 /**
  * A candidate's reading ([`newestReading`]): the content's length read as an index bound; the text
@@ -231,7 +234,7 @@ function lastInLog(events, from, to, plugin) {
  * `NaN` where that throws; `e.seq`, which the JS package never reads, `undefined` where reading it
  * throws. One function (it runs once a step): in a fresh process each function costs a compile.
  */
-function readingOf(e) {
+const readingOf = (function readingOf(e) {
   const content = e.data.content
   if (!isObject(content)) return null
   const length = content.length
@@ -257,7 +260,7 @@ function readingOf(e) {
     seq = e.seq
   } catch {}
   return [text, time, seq]
-}
+})
 
 // ---- end of the walk ----
 
@@ -267,23 +270,23 @@ function readingOf(e) {
 const UNREADABLE = Symbol('unreadable')
 
 /** `payload[key]`, or `otherwise` where reading it throws (`null` payloads included). */
-function fieldOf(payload, key, otherwise = undefined) {
+const fieldOf = (function fieldOf(payload, key, otherwise = undefined) {
   try {
     return payload[key]
   } catch {
     return otherwise
   }
-}
+})
 
 /** `String(turn)`; `''` where the turn could not be read or converted. */
-function turnText(turn) {
+const turnText = (function turnText(turn) {
   if (turn === UNREADABLE) return ''
   try {
     return String(turn)
   } catch {
     return ''
   }
-}
+})
 
 /** `agent.session.surface.replaceGeneration` when the surface is an object and it a finite number. */
 function generationOf(agent) {
@@ -307,7 +310,7 @@ function generationOf(agent) {
  * this frame awaits within our own bound and hands back (`queryResult`, `queryFailed` or
  * `queryExpired`, once). `ctx` stays referenced until then, as the JS package's closure holds it.
  */
-async function preStep(plugin, ctx, payload, next) {
+const preStep = (async function preStep(plugin, ctx, payload, next) {
   const agent = fieldOf(payload, 'agent')
   const turn = fieldOf(payload, 'turn', UNREADABLE)
   const firstStep = fieldOf(payload, 'step') === 1
@@ -325,7 +328,7 @@ async function preStep(plugin, ctx, payload, next) {
     return native.queryFailed(query, reason, decision, ctx)
   }
   return result === EXPIRED ? native.queryExpired(query, decision, ctx) : native.queryResult(query, result, decision, agent, ctx)
-}
+})
 
 /** What `afterNext` returns when it started a query, and that query (set by `started`, taken by `preStep` at once). */
 const STARTED = Object.freeze({})
@@ -336,28 +339,28 @@ let startedQuery
  * handle whose `result()` is awaited), `boundMs` our own bound (`queryTimeoutMs` and a grace, ms),
  * `query` its handle. Returns the marker `afterNext` hands back.
  */
-function started(called, execute, boundMs, query) {
+const started = (function started(called, execute, boundMs, query) {
   startedQuery = { called, execute, boundMs, query }
   return STARTED
-}
+})
 
 /** What `withinBound` gives when our own bound ran out first. */
 const EXPIRED = Symbol('expired')
 
 /** `(await execution).result()`, the `execute()` generation's result. */
-async function resultOf(execution) {
+const resultOf = (async function resultOf(execution) {
   const handle = await execution
   const result = handle.result
   if (typeof result !== 'function') throw new TypeError('execution.result is not a function')
   return result.call(handle)
-}
+})
 
 /**
  * `await value`, or `EXPIRED` once `boundMs` have passed on the monotonic clock (the native
  * build's, which no fake timers replace). The bounds share one sweep timer (`unref`: it never keeps
  * the process alive), armed for the soonest deadline.
  */
-function withinBound(value, boundMs) {
+const withinBound = (function withinBound(value, boundMs) {
   return new Promise((resolve, reject) => {
     const entry = { deadline: native.monotonicMs() + boundMs, expire: () => resolve(EXPIRED) }
     bounds.add(entry)
@@ -374,7 +377,7 @@ function withinBound(value, boundMs) {
     })()
     armUnlessSettled()
   })
-}
+})
 
 /** Microtask turns a query that settles at once takes to settle here: `run()`'s one, `execute()`'s up to five. */
 const SETTLE_TURNS = 6
@@ -386,7 +389,7 @@ const SETTLE_TURNS = 6
  * settled still arms one for the others in flight, whose timer may be lost (fired early, armed on
  * fake timers since uninstalled). Each deadline stands from its query's start either way.
  */
-async function armUnlessSettled() {
+const armUnlessSettled = (async function armUnlessSettled() {
   for (let turn = 0; turn < SETTLE_TURNS; turn++) await undefined
   if (bounds.size === 0) return
   try {
@@ -394,7 +397,7 @@ async function armUnlessSettled() {
   } catch {
     // Without our own timer, the executor's time-out still bounds the query (the JS package's only bound).
   }
-}
+})
 
 /** The bounds in flight (`{ deadline, expire }`), and the live sweep timer (`{ timer, at, armedWith, disarm }`). */
 const bounds = new Set()
@@ -452,7 +455,7 @@ function sweepBounds(armed) {
  * 'plugin', plugin: 'tmux-context', form: 'snapshot', sections: [{ name: 'tmux-context', text }] }`,
  * or with `ownKind` (the `execute()` generation) `{ kind: 'tmux-context', form: 'snapshot', sections }`.
  */
-function enter(decision, text, ownKind, id) {
+const enter = (function enter(decision, text, ownKind, id) {
   const messages = decision.messages
   // A string would spread into its characters: a malformed decision, not a list.
   if (!isObject(messages)) throw new TypeError('decision.messages is not iterable')
@@ -464,7 +467,7 @@ function enter(decision, text, ownKind, id) {
   const content = freeze([freeze({ type: 'text', text })])
   const reading = freeze({ content, source: freeze(source), role: 'user', id })
   return { kind: 'enter', messages: [reading, ...messages] }
-}
+})
 // ---- end of the listener ----
 
 /** What the native `apply` takes as its `helpers`. */
