@@ -121,7 +121,15 @@ const loadNative = (function loadNative() {
       throw new Error(`${manifest.name}: binding.cjs is missing: this is a source checkout that was not built; run \`npm run build\`.`, { cause: error })
     }
     // The wording of a failure: a file of its own, read only here (about 0.07 ms of every import otherwise).
-    const failure = require('./loader-errors.cjs').classify(error, manifest)
+    let classify
+    try {
+      ;({ classify } = require('./loader-errors.cjs'))
+    } catch {
+      // An install that lost the file (altered by hand): still no failed boot, and the cause told.
+      const cause = String(error?.message ?? error).split('\n')[0]
+      return { unavailable: `${manifest.name}: no build loaded (${cause}), and loader-errors.cjs, which words why, is missing from this install; reinstall the package. The plugin is inactive: every pre-step passes through without a reading.` }
+    }
+    const failure = classify(error, manifest)
     if (failure.broken) throw failure.broken
     return { unavailable: `${manifest.name}: ${failure.unavailable}` }
   }
@@ -228,8 +236,12 @@ const lastInLog = (function lastInLog(events, from, to, plugin) {
 })
 
 /**
- * A candidate's reading ([`newestReading`]): the content's length read as an index bound; the text
- * a string, or a `String` object's (where JS string methods read the wrapped value); the time as
+ * A candidate's reading ([`newestReading`]): the first content block as `const [block] = content`
+ * takes it (an array's, and a non-iterable array-like's, by index where its length says there is
+ * one; another iterable's first value, a `Set`'s say); the text a string, a `String` object's (where
+ * JS string methods read the wrapped value), or for another object the state the JS package's
+ * `text.indexOf('\n')` and `text.slice(…)` make of it (an array's, say), as a text whose state it
+ * is (`''` where that is no string: it equals no reading's state); the time as
  * `now >= previous.time` coerces it (`+time`: a numeric string or a Date counts as its number),
  * `NaN` where that throws; `e.seq`, which the JS package never reads, `undefined` where reading it
  * throws. One function (it runs once a step): in a fresh process each function costs a compile.
@@ -237,18 +249,34 @@ const lastInLog = (function lastInLog(events, from, to, plugin) {
 const readingOf = (function readingOf(e) {
   const content = e.data.content
   if (!isObject(content)) return null
-  const length = content.length
-  if (!(typeof length === 'number' && length >= 1 && length !== Infinity)) return null
-  const block = content[0]
+  const iterator = content[Symbol.iterator]
+  let block
+  if (iterator === ARRAY_ITERATOR || typeof iterator !== 'function') {
+    const length = content.length
+    if (!(typeof length === 'number' && length >= 1 && length !== Infinity)) return null
+    block = content[0]
+  } else {
+    // The iterator method read once, as the spread in `spread` reads it; the iterator closed after.
+    ;[block] = { [Symbol.iterator]: () => iterator.call(content) }
+  }
   if (!isObject(block) || block.type !== 'text') return null
   let text = block.text
   if (typeof text !== 'string') {
+    if (!isObject(text)) return null
+    let wrapped = false
     try {
-      text = isObject(text) && text instanceof String ? String(text) : undefined
+      wrapped = text instanceof String
+      if (wrapped) text = String(text)
     } catch {
-      text = undefined
+      return null
     }
-    if (text === undefined) return null
+    if (!wrapped) {
+      const indexOf = text.indexOf
+      if (typeof indexOf !== 'function') return null
+      const newline = indexOf.call(text, '\n')
+      const state = newline === -1 ? '' : text.slice(newline + 1)
+      text = typeof state === 'string' ? `\n${state}` : ''
+    }
   }
   const at = e.time
   let time = Number.NaN

@@ -54,6 +54,44 @@ async function outcome(plugin, { config = {}, respond, payload = {}, downstream,
 }
 
 describe('session logs that are not the harness Session', () => {
+  /** `readingEvent(STATE)` with its first content block, or that block's text, replaced. */
+  const reshaped = ({ content, text, time } = {}) => {
+    const event = readingEvent(STATE, time)
+    const [block] = event.data.content
+    if (text !== undefined) block.text = text(block.text)
+    if (content !== undefined) event.data.content = content(block)
+    return event
+  }
+  /** Each of `events`' outcome in a session of its own, with `config`, for both packages. */
+  const eachAlone = (events, config = {}) => both(async (plugin) => Promise.all(events.map((event) => outcome(plugin, { config, payload: { agent: agentOver({ events: [event] }) } }))))
+
+  it('a reading whose content is a Set, or another iterable, counts by its first block, as the JS package destructures it', async () => {
+    const image = { type: 'image', image: 'x' }
+    const out = await eachAlone([
+      reshaped({ content: (block) => new Set([block, image]) }),
+      reshaped({ content: (block) => ({ *[Symbol.iterator]() { yield block } }) }),
+      reshaped({ content: (block) => new Set([image, block]) }),
+      reshaped({ content: () => new Set() }),
+    ])
+    expect(out.native).toEqual(out.js)
+    expect(out.native.map((o) => o.results[0])).toEqual(['pass', 'pass', 'reading:1', 'reading:1'])
+  })
+
+  it('a text that is an array, or another object with indexOf and slice, reads as the JS package reads it: under a refresh floor, and compared', async () => {
+    const texts = [
+      (text) => text.split('\n'), // indexOf('\n') is -1: the state is ''
+      (text) => [text, '\n', STATE], // slice gives an array: a state no reading has
+      () => ({ indexOf: () => 0, slice: () => STATE }), // a string state: the reading's own
+    ]
+    // Just now, within the floor: no query. An hour ago: compared (only the last is the same place).
+    const recent = await eachAlone(texts.map((text) => reshaped({ text })), { refreshIntervalMs: 60_000 })
+    expect(recent.native).toEqual(recent.js)
+    expect(recent.native.map((o) => o.results[0])).toEqual(['pass', 'pass', 'pass'])
+    const old = await eachAlone(texts.map((text) => reshaped({ text, time: Date.now() - 3_600_000 })), { refreshIntervalMs: 60_000 })
+    expect(old.native).toEqual(old.js)
+    expect(old.native.map((o) => o.results[0])).toEqual(['reading:1', 'reading:1', 'pass'])
+  })
+
   it('a log replaced in place is read afresh (the index checks what it saw)', async () => {
     const out = await both((plugin) => {
       const session = { events: [readingEvent(STATE)] }
