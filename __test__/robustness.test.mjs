@@ -92,6 +92,13 @@ describe('session logs that are not the harness Session', () => {
     expect(old.native.map((o) => o.results[0])).toEqual(['reading:1', 'reading:1', 'pass'])
   })
 
+  it('a text the JS package cannot read (a number, an object without indexOf) counts as no text: a reading, no warning (JS fails the turn)', async () => {
+    for (const text of [() => 7, () => ({ slice: () => STATE })]) {
+      const out = await outcome(native, { config: { refreshIntervalMs: 60_000 }, payload: { agent: agentOver({ events: [reshaped({ text })] }) } })
+      expect(out).toEqual({ results: ['reading:1'], warnings: 0 })
+    }
+  })
+
   it('a log replaced in place is read afresh (the index checks what it saw)', async () => {
     const out = await both((plugin) => {
       const session = { events: [readingEvent(STATE)] }
