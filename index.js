@@ -121,15 +121,14 @@ const loadNative = (function loadNative() {
       throw new Error(`${manifest.name}: binding.cjs is missing: this is a source checkout that was not built; run \`npm run build\`.`, { cause: error })
     }
     // The wording of a failure: a file of its own, read only here (about 0.07 ms of every import otherwise).
-    let classify
+    let failure
     try {
-      ;({ classify } = require('./loader-errors.cjs'))
-    } catch {
-      // An install that lost the file (altered by hand): still no failed boot, and the cause told.
-      const cause = String(error?.message ?? error).split('\n')[0]
-      return { unavailable: `${manifest.name}: no build loaded (${cause}), and loader-errors.cjs, which words why, is missing from this install; reinstall the package. The plugin is inactive: every pre-step passes through without a reading.` }
+      failure = require('./loader-errors.cjs').classify(error, manifest)
+    } catch (unworded) {
+      // An install whose loader-errors.cjs is gone or altered (by hand): still no failed boot, and both causes told.
+      const first = (e) => String(e?.message ?? e).split('\n')[0]
+      return { unavailable: `${manifest.name}: no build loaded (${first(error)}), and loader-errors.cjs, which words why, did not load (${first(unworded)}); reinstall the package. The plugin is inactive: every pre-step passes through without a reading.` }
     }
-    const failure = classify(error, manifest)
     if (failure.broken) throw failure.broken
     return { unavailable: `${manifest.name}: ${failure.unavailable}` }
   }
@@ -237,45 +236,44 @@ const lastInLog = (function lastInLog(events, from, to, plugin) {
 
 /**
  * A candidate's reading ([`newestReading`]): the first content block as `const [block] = content`
- * takes it (an array's, and a non-iterable array-like's, by index where its length says there is
- * one; another iterable's first value, a `Set`'s say); the text a string, a `String` object's (where
- * JS string methods read the wrapped value), or for another object the state the JS package's
- * `text.indexOf('\n')` and `text.slice(…)` make of it (an array's, say), as a text whose state it
- * is (`''` where that is no string: it equals no reading's state); the time as
- * `now >= previous.time` coerces it (`+time`: a numeric string or a Date counts as its number),
- * `NaN` where that throws; `e.seq`, which the JS package never reads, `undefined` where reading it
- * throws. One function (it runs once a step): in a fresh process each function costs a compile.
+ * takes it (a non-iterable array-like's by index, where its length says there is one: the JS
+ * package's step fails there); the state as the JS package takes it, `block.text.indexOf('\n')`
+ * then `block.text.slice(…)` (a string's, a `String` object's, an array's, another object's own
+ * methods'; the text read again for the second), handed on as the text `'\n' + state` (`''` where
+ * the state is no string: it equals no reading's state), `null` where those methods are missing or
+ * throw (the JS package's step fails there too); the time as `now >= previous.time` coerces it
+ * (`+time`: a numeric string or a Date counts as its number), `NaN` where that throws; `e.seq`,
+ * which the JS package never reads, `undefined` where reading it throws. One function (it runs
+ * once a step): in a fresh process each function costs a compile.
  */
 const readingOf = (function readingOf(e) {
   const content = e.data.content
   if (!isObject(content)) return null
   const iterator = content[Symbol.iterator]
   let block
-  if (iterator === ARRAY_ITERATOR || typeof iterator !== 'function') {
+  if (typeof iterator === 'function') {
+    // The iterator method read once, as the spread in `spread` reads it; the iterator closed after.
+    ;[block] = { [Symbol.iterator]: () => iterator.call(content) }
+  } else {
     const length = content.length
     if (!(typeof length === 'number' && length >= 1 && length !== Infinity)) return null
     block = content[0]
-  } else {
-    // The iterator method read once, as the spread in `spread` reads it; the iterator closed after.
-    ;[block] = { [Symbol.iterator]: () => iterator.call(content) }
   }
   if (!isObject(block) || block.type !== 'text') return null
-  let text = block.text
-  if (typeof text !== 'string') {
-    if (!isObject(text)) return null
-    let wrapped = false
+  const text = block.text
+  let newline
+  try {
+    newline = text.indexOf('\n')
+  } catch {
+    return null
+  }
+  let state = ''
+  if (newline !== -1) {
+    const again = block.text
     try {
-      wrapped = text instanceof String
-      if (wrapped) text = String(text)
+      state = again.slice(newline + 1)
     } catch {
       return null
-    }
-    if (!wrapped) {
-      const indexOf = text.indexOf
-      if (typeof indexOf !== 'function') return null
-      const newline = indexOf.call(text, '\n')
-      const state = newline === -1 ? '' : text.slice(newline + 1)
-      text = typeof state === 'string' ? `\n${state}` : ''
     }
   }
   const at = e.time
@@ -287,7 +285,7 @@ const readingOf = (function readingOf(e) {
   try {
     seq = e.seq
   } catch {}
-  return [text, time, seq]
+  return [typeof state === 'string' ? `\n${state}` : '', time, seq]
 })
 
 // ---- end of the walk ----

@@ -145,17 +145,24 @@ describe('loading: an error for a broken install, a warned no-op where no build 
     })
   })
 
-  it.runIf(onX64Glibc)('an install that lost loader-errors.cjs, where no build loads: imports, warns once that the file is missing, registers nothing', () => {
+  it.runIf(onX64Glibc)('an install whose loader-errors.cjs is gone, throws, or words nothing, where no build loads: imports, warns once saying so, registers nothing', () => {
     inDir('dshtc-noerrors-', {}, (dir) => {
-      rmSync(join(dir, 'node_modules', '@deepseek-ai', 'dsh-tmux-context', 'loader-errors.cjs'))
-      const run = firstStep(dir)
-      expect(run.status, run.stderr).toBe(0)
-      expect(run.result.warnings).toHaveLength(1)
-      expect(run.result.warnings[0]).toMatch(new RegExp(`^${PKG}: no build loaded \\(.+\\), and loader-errors\\.cjs, which words why, is missing from this install; reinstall the package\\. `))
-      expect(run.result.warnings[0]).toContain('The plugin is inactive: every pre-step passes through without a reading.')
-      expect(run.result.passThrough).toBe(true)
-      expect(run.result.queries).toBe(0)
-      expect(run.result.loaded).toBeNull()
+      const file = join(dir, 'node_modules', '@deepseek-ai', 'dsh-tmux-context', 'loader-errors.cjs')
+      for (const [alter, cause] of [
+        [() => rmSync(file), "Cannot find module './loader-errors.cjs'"],
+        [() => writeFileSync(file, "throw new Error('altered by hand')"), 'altered by hand'],
+        [() => writeFileSync(file, 'module.exports = {}'), 'classify is not a function'],
+      ]) {
+        alter()
+        const run = firstStep(dir)
+        expect(run.status, run.stderr).toBe(0)
+        expect(run.result.warnings).toHaveLength(1)
+        expect(run.result.warnings[0]).toMatch(new RegExp(`^${PKG}: no build loaded \\(.+\\), and loader-errors\\.cjs, which words why, did not load \\(.*${cause.replace(/[.()]/g, '\\$&')}.*\\); reinstall the package\\. `))
+        expect(run.result.warnings[0]).toContain('The plugin is inactive: every pre-step passes through without a reading.')
+        expect(run.result.passThrough).toBe(true)
+        expect(run.result.queries).toBe(0)
+        expect(run.result.loaded).toBeNull()
+      }
     })
   })
 

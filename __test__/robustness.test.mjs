@@ -92,6 +92,24 @@ describe('session logs that are not the harness Session', () => {
     expect(old.native.map((o) => o.results[0])).toEqual(['reading:1', 'reading:1', 'pass'])
   })
 
+  it('content and text read with the JS package’s own reads: a length to convert, own methods, a Proxy, a getter read twice (from a break-in)', async () => {
+    const alternating = (first, second) => {
+      let reads = 0
+      return (block) => [{ type: 'text', get text() { return reads++ % 2 ? second : first } }]
+    }
+    const moved = STATE.replace('editor', 'moved')
+    const out = await eachAlone([
+      reshaped({ content: (block) => ({ 0: block, length: '1', [Symbol.iterator]: Array.prototype[Symbol.iterator] }) }),
+      reshaped({ text: (text) => Object.assign(new String(text), { slice: () => moved }) }),
+      reshaped({ text: () => Object.assign(Object.create(String.prototype), { indexOf: () => 0, slice: () => STATE }) }),
+      reshaped({ text: () => new Proxy({ indexOf: () => 0, slice: () => STATE }, { getPrototypeOf() { throw new Error('no prototype') } }) }),
+      reshaped({ content: alternating(`x\n${STATE}`, `x\n${moved}`) }),
+      reshaped({ content: alternating(`x\n${moved}`, `x\n${STATE}`) }),
+    ])
+    expect(out.native).toEqual(out.js)
+    expect(out.native.map((o) => o.results[0])).toEqual(['pass', 'reading:1', 'pass', 'pass', 'reading:1', 'pass'])
+  })
+
   it('a text the JS package cannot read (a number, an object without indexOf) counts as no text: a reading, no warning (JS fails the turn)', async () => {
     for (const text of [() => 7, () => ({ slice: () => STATE })]) {
       const out = await outcome(native, { config: { refreshIntervalMs: 60_000 }, payload: { agent: agentOver({ events: [reshaped({ text })] }) } })
