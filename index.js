@@ -123,10 +123,18 @@ const loadNative = (function loadNative() {
     // The wording of a failure: a file of its own, read only here (about 0.07 ms of every import otherwise).
     let failure
     try {
-      failure = require('./loader-errors.cjs').classify(error, manifest)
+      const { broken, unavailable } = require('./loader-errors.cjs').classify(error, manifest)
+      if (!broken && typeof unavailable !== 'string') throw new TypeError('its classify gave no wording')
+      failure = { broken, unavailable }
     } catch (unworded) {
       // An install whose loader-errors.cjs is gone or altered (by hand): still no failed boot, and both causes told.
-      const first = (e) => String(e?.message ?? e).split('\n')[0]
+      const first = (e) => {
+        try {
+          return String(e?.message ?? e).split('\n')[0]
+        } catch {
+          return 'an error that cannot be shown'
+        }
+      }
       return { unavailable: `${manifest.name}: no build loaded (${first(error)}), and loader-errors.cjs, which words why, did not load (${first(unworded)}); reinstall the package. The plugin is inactive: every pre-step passes through without a reading.` }
     }
     if (failure.broken) throw failure.broken
@@ -263,7 +271,8 @@ const readingOf = (function readingOf(e) {
     if (!(typeof length === 'number' && length >= 1 && length !== Infinity)) return null
     block = content[0]
   }
-  if (!isObject(block) || block.type !== 'text') return null
+  // `block?.type`: a primitive block reads through its prototype, as there.
+  if (block == null || block.type !== 'text') return null
   const text = block.text
   let newline
   try {

@@ -152,6 +152,9 @@ describe('loading: an error for a broken install, a warned no-op where no build 
         [() => rmSync(file), "Cannot find module './loader-errors.cjs'"],
         [() => writeFileSync(file, "throw new Error('altered by hand')"), 'altered by hand'],
         [() => writeFileSync(file, 'module.exports = {}'), 'classify is not a function'],
+        [() => writeFileSync(file, 'module.exports = { classify: () => undefined }'), 'Cannot destructure'],
+        [() => writeFileSync(file, "module.exports = { classify: () => ({ get broken() { throw new Error('getter') } }) }"), 'getter'],
+        [() => writeFileSync(file, 'module.exports = { classify: () => ({}) }'), 'its classify gave no wording'],
       ]) {
         alter()
         const run = firstStep(dir)

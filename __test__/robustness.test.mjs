@@ -111,6 +111,19 @@ describe('session logs that are not the harness Session', () => {
     expect(out.native.map((o) => o.results[0])).toEqual(['pass', 'pass', 'reading:1', 'pass', 'pass', 'reading:1', 'pass'])
   })
 
+  it('a primitive first block reads through its prototype, as the JS package reads `block?.type` (from a break-in)', async () => {
+    const text = `tmux location (turn 1):\n${STATE}`
+    Object.defineProperties(Number.prototype, { type: { value: 'text', configurable: true }, text: { value: text, configurable: true } })
+    try {
+      const out = await eachAlone([reshaped({ content: () => [5] })], { refreshIntervalMs: 60_000 })
+      expect(out.native).toEqual(out.js)
+      expect(out.native.map((o) => o.results[0])).toEqual(['pass'])
+    } finally {
+      delete Number.prototype.type
+      delete Number.prototype.text
+    }
+  })
+
   it('a text the JS package cannot read (a number, an object without indexOf) counts as no text: a reading, no warning (JS fails the turn)', async () => {
     for (const text of [() => 7, () => ({ slice: () => STATE })]) {
       const out = await outcome(native, { config: { refreshIntervalMs: 60_000 }, payload: { agent: agentOver({ events: [reshaped({ text })] }) } })
