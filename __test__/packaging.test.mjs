@@ -155,6 +155,7 @@ describe('loading: an error for a broken install, a warned no-op where no build 
         [() => writeFileSync(file, 'module.exports = { classify: () => undefined }'), 'Cannot destructure'],
         [() => writeFileSync(file, "module.exports = { classify: () => ({ get broken() { throw new Error('getter') } }) }"), 'getter'],
         [() => writeFileSync(file, 'module.exports = { classify: () => ({}) }'), 'its classify gave no wording'],
+        [() => writeFileSync(file, 'throw { get message() { throw new Error() } }'), 'an error that cannot be shown'],
       ]) {
         alter()
         const run = firstStep(dir)

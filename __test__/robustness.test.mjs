@@ -125,10 +125,18 @@ describe('session logs that are not the harness Session', () => {
   })
 
   it('a text the JS package cannot read (a number, an object without indexOf) counts as no text: a reading, no warning (JS fails the turn)', async () => {
-    for (const text of [() => 7, () => ({ slice: () => STATE })]) {
+    const slicing = () => ({ indexOf: () => 0, slice() { throw new Error('no slice') } })
+    for (const text of [() => 7, () => ({ slice: () => STATE }), slicing]) {
       const out = await outcome(native, { config: { refreshIntervalMs: 60_000 }, payload: { agent: agentOver({ events: [reshaped({ text })] }) } })
       expect(out).toEqual({ results: ['reading:1'], warnings: 0 })
     }
+  })
+
+  it('content that is not iterable but array-like is read by index (the JS package fails the turn): its block counts, none is no text', async () => {
+    const shapes = [(block) => ({ 0: block, length: 1 }), (block) => ({ 0: block, length: 0 }), (block) => ({ 0: block, length: '1' })]
+    const results = []
+    for (const content of shapes) results.push((await outcome(native, { payload: { agent: agentOver({ events: [reshaped({ content })] }) } })).results[0])
+    expect(results).toEqual(['pass', 'reading:1', 'reading:1'])
   })
 
   it('a log replaced in place is read afresh (the index checks what it saw)', async () => {
