@@ -103,6 +103,7 @@ describe('loading: an error for a broken install, a warned no-op where no build 
     if (wasm && wasmRuntime) for (const d of ['@napi-rs', '@emnapi', '@tybys']) symlinkSync(join(root, 'node_modules', d), join(dir, 'node_modules', d))
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }))
     copyFileSync(join(root, '__test__', 'fixtures', 'first-step.mjs'), join(dir, 'first-step.mjs'))
+    copyFileSync(join(root, '__test__', 'answers.mjs'), join(dir, 'answers.mjs'))
     return dir
   }
 

@@ -198,6 +198,7 @@ describe('other platforms run here, from the packed tarballs', () => {
       { cwd: dir },
     )
     copyFileSync(join(root, '__test__', 'fixtures', 'first-step.mjs'), join(dir, 'first-step.mjs'))
+    copyFileSync(join(root, '__test__', 'answers.mjs'), join(dir, 'answers.mjs'))
     return dir
   }
 
