@@ -182,8 +182,8 @@ const COPY_UP_TO = 16_384
 const ARRAY_ITERATOR = Array.prototype[Symbol.iterator]
 
 /**
- * The newest reading of `plugin` in `events[from..to]`: `[text, time, seq]` (`data.content[0].text`,
- * `Number(time)` or `NaN`, `seq`), `null` where its first content block is not text, `undefined`
+ * The newest reading of `plugin` in `events[from..to]`: `[state, time, seq]` (what follows the first
+ * `\n` of its text, `Number(time)` or `NaN`, `seq`), `null` where its first content block is not text, `undefined`
  * where there is none.
  */
 const newestReading = (function newestReading(events, from, to, plugin) {
@@ -247,8 +247,8 @@ const lastInLog = (function lastInLog(events, from, to, plugin) {
  * takes it (a non-iterable array-like's by index, where its length says there is one: the JS
  * package's step fails there); the state as the JS package takes it, `block.text.indexOf('\n')`
  * then `block.text.slice(…)` (a string's, a `String` object's, an array's, another object's own
- * methods'; the text read again for the second), handed on as the text `'\n' + state` (`''` where
- * the state is no string: it equals no reading's state), `null` where those methods are missing or
+ * methods'; the text read again for the second), handed on as it is (`''` where it is no string: it
+ * equals no reading's state), `null` where those methods are missing or
  * throw (the JS package's step fails there too); the time as `now >= previous.time` coerces it
  * (`+time`: a numeric string or a Date counts as its number), `NaN` where that throws; `e.seq`,
  * which the JS package never reads, `undefined` where reading it throws. One function (it runs
@@ -298,7 +298,7 @@ const readingOf = (function readingOf(e) {
   try {
     seq = e.seq
   } catch {}
-  return [typeof state === 'string' ? `\n${state}` : '', time, seq]
+  return [typeof state === 'string' ? state : '', time, seq]
 })
 
 // ---- end of the walk ----

@@ -35,6 +35,8 @@ pub fn render_reading(turn: &str, state: &str) -> String {
 }
 
 /// The compared state of a reading's text: everything after the first `\n`, `""` without one.
+/// index.js's `readingOf` takes a stored reading's state by this rule, through the JS package's own
+/// reads (`text.indexOf('\n')`, `text.slice(…)`), and hands the state over as it is.
 pub fn state_of_text(text: &str) -> &str {
   text.split_once('\n').map_or("", |(_, state)| state)
 }

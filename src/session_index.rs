@@ -10,7 +10,7 @@ use crate::helpers::Helpers;
 use crate::napi_ext::{take_exception, undefined, Caught, Failure, JsResult, UnknownExt, Weak};
 use crate::reading_index::{ReadingIndex, ScanPlan};
 use crate::refresh::Previous;
-use crate::render::{state_of_text, PLUGIN_NAME};
+use crate::render::PLUGIN_NAME;
 use crate::surface::{look, Sighting, Standing};
 
 /// What is kept per session object: the index, the last event it saw (weakly), what it last saw of
@@ -189,7 +189,7 @@ fn scan(env: &Env, helpers: &Helpers, events: &Object, from: usize, len: usize) 
   let Some(reading) = found.as_object() else { return Ok(Some(None)) };
   let field = |index| reading.get_element::<Unknown>(index).caught(env);
   Ok(Some(Some(Previous {
-    state: state_of_text(&field(0)?.as_string().unwrap_or_default()).to_string(),
+    state: field(0)?.as_string().unwrap_or_default(),
     time: field(1)?.as_number().unwrap_or(f64::NAN),
     seq: field(2)?.as_number(),
   })))
