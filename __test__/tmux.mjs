@@ -101,8 +101,9 @@ export class TmuxServer {
     } catch {}
     // tmux 3.3a leaves the socket file behind after kill-server.
     for (const path of new Set([socketPath, this.socketPath])) if (path) rmSync(path, { force: true })
-    // A pane's process that is still exiting may write into the folder as it goes (ENOTEMPTY): retried.
-    rmSync(this.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 })
+    // A pane's process that is still exiting may write into the folder as it goes (ENOTEMPTY): retried
+    // for up to 2 s (250 ms once fell short after the SIGSTOP test, whose probe resumes late).
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
   }
 }
 
