@@ -1,615 +1,284 @@
-// Package entry of @deepseek-ai/dsh-tmux-context (native): `name`, `inject` (as the JS package writes
-// them), the schemastery `Config`, and `apply` over the Rust build's. The build is this platform's
-// `.node` beside this file, else the binary package `@deepseek-ai/dsh-tmux-context-<platform>`,
-// loaded directly where the platform is cheap to know, else through the loader `napi build`
-// generates (binding.cjs: the same two, else the WebAssembly package). Where no build can load,
-// importing still succeeds and `apply` warns once (a harness boot never fails on this package).
-// One module: it imports no file of its own (the wording of a failed load, loader-errors.cjs, is
-// read only then). The functions that run at import, at apply and in a first step are
-// parenthesized, `const f = (function f() {…})`, so that V8 compiles them with the module rather
-// than parsing them a second time at their first call: in a fresh process that saves the import
-// and apply about 0.15 ms, and the first turn after a resume about 0.15 ms, for about 0.1 ms more
-// at import (bench/README.md, rows 1e and 3a).
+// Package entry of @deepseek-ai/dsh-tmux-context (native). The Rust build (binding.cjs) decides what
+// to ask tmux and what its answer means; this file loads it, checks the config, reads the payload and
+// the session's log, calls the executor within our own bound, and builds the message (docs/design.md).
+import { randomUUID } from 'node:crypto'
+import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
+// Node's own timers, which no fake timers replace: our bound holds on the real clock.
+import { clearTimeout, setTimeout } from 'node:timers'
 import z from '@deepseek-ai/schemastery'
 
+const require = createRequire(import.meta.url)
+const manifest = require('./package.json')
+const PLUGIN = 'tmux-context'
 
-// ---- loader (platform packages; their errors are worded in loader-errors.cjs) ----
-// Node's own modules through `process.getBuiltinModule` (Node 20.16+), each where it is first needed,
-// rather than static imports of their ESM facades (with those, the bench's import row took about
-// 5 ms, not 2); an older Node imports them at load.
-const getBuiltinModule = process.getBuiltinModule?.bind(process)
-const imported = getBuiltinModule
-  ? undefined
-  : Object.fromEntries(await Promise.all(['node:fs', 'node:module', 'node:path', 'node:url'].map(async (name) => [name, await import(name)])))
-const builtin = (name) => (getBuiltinModule ? getBuiltinModule(name) : imported[name])
-/** This package's name and its binaries' name (package.json's `name` and `napi.binaryName`, which a test holds them to). */
-const PACKAGE = '@deepseek-ai/dsh-tmux-context'
-const BINARY = 'dsh-tmux-context'
-
-/** musl's dynamic loader, `/lib/ld-musl-<arch>.so.1`, for the CPUs with a musl build. */
-const MUSL_LOADER = { x64: '/lib/ld-musl-x86_64.so.1', arm64: '/lib/ld-musl-aarch64.so.1' }
-
-/**
- * The napi-rs names of this platform's builds that are cheap to try first: on Linux glibc's build
- * and musl's, musl's first where musl's loader is installed (a glibc build can load on musl through
- * gcompat; the build of the other libc otherwise fails to load, so /usr/bin/ldd, which binding.cjs
- * reads to choose, is not read), and FreeBSD's; none elsewhere (macOS tries a universal build first,
- * Windows a GNU one for a shared-library Node).
- */
-const hostPlatforms = (function hostPlatforms() {
-  const { platform, arch } = process
-  if (platform === 'freebsd') return [`freebsd-${arch}`]
-  if (platform !== 'linux') return []
-  if (arch === 'arm') return ['linux-arm-gnueabihf']
-  const [gnu, musl, loader] = [`linux-${arch}-gnu`, `linux-${arch}-musl`, MUSL_LOADER[arch]]
-  return loader !== undefined && builtin('node:fs').existsSync(loader) ? [musl, gnu] : [gnu, musl]
-})
-
-/** How the path of this package's folder in a node_modules tree ends, but for the package's own name. */
-const SCOPE_FOLDER = `/node_modules/${PACKAGE.slice(0, PACKAGE.indexOf('/'))}/`
-
-/** The file the build was loaded from, where the fast path knows it. */
-let loadedFile
-
-/**
- * This platform's build through `process.dlopen`, for each of [`hostPlatforms`]: the file beside this
- * one (as binding.cjs tries it first), then the binary package from the folder where Node's
- * resolution stops in a node_modules tree (the first of this package's own node_modules, the scope
- * folder's, and the scope folder itself that holds the package; the `.node` its package.json names
- * as `main`), else wherever
- * `import.meta.resolve` finds it; all without the CommonJS loader and binding.cjs (about 2 ms of a
- * fresh process), and in an installed tree without a thrown error on the way (a missing file's
- * dlopen error and a resolution cost about 0.7 ms there). `undefined` when none loads or an
- * environment variable of the generated loader asks for its own choice, and binding.cjs then
- * decides (and words any error).
- */
-const loadHostBinary = (function loadHostBinary() {
-  const { NAPI_RS_NATIVE_LIBRARY_PATH, NAPI_RS_FORCE_WASI, NAPI_RS_ENFORCE_VERSION_CHECK } = process.env
-  if (NAPI_RS_NATIVE_LIBRARY_PATH || NAPI_RS_FORCE_WASI || NAPI_RS_ENFORCE_VERSION_CHECK) return undefined
-  const pathOf = (url) => builtin('node:url').fileURLToPath(url)
-  // `import.meta.dirname`: Node 20.11+.
-  const here = import.meta.dirname ?? builtin('node:path').dirname(pathOf(import.meta.url))
-  const fs = builtin('node:fs')
-  // In a node_modules tree this folder is `<scope>/<name>`, `<scope>` ending in `/node_modules/@deepseek-ai`.
-  const at = here.lastIndexOf(SCOPE_FOLDER)
-  const scope = at >= 0 && !here.includes('/', at + SCOPE_FOLDER.length) ? here.slice(0, at + SCOPE_FOLDER.length - 1) : undefined
-  for (const platform of hostPlatforms()) {
-    const file = `${BINARY}.${platform}.node`
-    const local = `${here}/${file}`
-    let binding = fs.existsSync(local) ? dlopen(() => local) : undefined
-    if (binding !== undefined) return binding
-    const name = `${PACKAGE}-${platform}`
-    const folders = [`${here}/node_modules/${name}`]
-    if (scope !== undefined) folders.push(`${scope}/node_modules/${name}`, `${scope}/${BINARY}-${platform}`)
-    const folder = folders.find((f) => fs.existsSync(`${f}/package.json`))
-    binding = dlopen(() => {
-      if (folder === undefined) return pathOf(import.meta.resolve(name))
-      // The package's `main`, as Node's resolution reads it: our binary packages name the `.node`.
-      const { main } = JSON.parse(fs.readFileSync(`${folder}/package.json`, 'utf8'))
-      if (main !== file && main !== `./${file}`) throw new Error(`${folder}/package.json names another main`)
-      return `${folder}/${file}`
-    })
-    if (binding !== undefined) return binding
-  }
-  return undefined
-})
-
-/** The exports of the addon at `file()`, or `undefined` where it is not there or does not load (binding.cjs then tries it again and says why). */
-const dlopen = (function dlopen(file) {
+/** The build (binding.cjs's exports), or `{ unavailable }`: why none can load here. A broken install throws. */
+function load() {
+  let binding
   try {
-    const path = file()
-    const module = { exports: {} }
-    process.dlopen(module, path)
-    loadedFile = path
-    return module.exports
-  } catch {
-    return undefined
-  }
-})
-
-/** The binding, or why none can load (`{ unavailable }`); a broken install throws. */
-const loadNative = (function loadNative() {
-  const binding = loadHostBinary()
-  if (binding !== undefined) return binding
-  const require = builtin('node:module').createRequire(import.meta.url)
-  try {
-    return require('./binding.cjs')
+    binding = require('./binding.cjs')
   } catch (error) {
-    // The package name, the binary name and the platform list: package.json, where they are written.
-    const manifest = require('./package.json')
-    if (error?.code === 'MODULE_NOT_FOUND' && String(error.message).includes('binding.cjs')) {
+    if (error?.code === 'MODULE_NOT_FOUND' && String(error.message).includes("'./binding.cjs'")) {
       throw new Error(`${manifest.name}: binding.cjs is missing: this is a source checkout that was not built; run \`npm run build\`.`, { cause: error })
     }
-    // The wording of a failure: a file of its own, read only here (about 0.07 ms of every import otherwise).
-    let failure
-    try {
-      const { broken, unavailable } = require('./loader-errors.cjs').classify(error, manifest)
-      if (!broken && typeof unavailable !== 'string') throw new TypeError('its classify gave no wording')
-      failure = { broken, unavailable }
-    } catch (unworded) {
-      // An install whose loader-errors.cjs is gone or altered (by hand): still no failed boot, and both causes told.
-      const first = (e) => {
-        try {
-          return String(e?.message ?? e).split('\n')[0]
-        } catch {
-          return 'an error that cannot be shown'
-        }
-      }
-      return { unavailable: `${manifest.name}: no build loaded (${first(error)}), and loader-errors.cjs, which words why, did not load (${first(unworded)}); reinstall the package. The plugin is inactive: every pre-step passes through without a reading.` }
-    }
-    if (failure.broken) throw failure.broken
-    return { unavailable: `${manifest.name}: ${failure.unavailable}` }
+    const { broken, unavailable } = require('./loader-errors.cjs').classify(error, manifest)
+    if (broken) throw broken
+    return { unavailable: `${manifest.name}: ${unavailable}` }
   }
-})
-// ---- end of loader ----
-
-// ---- the walk over a session's events, handed to the native apply ----
-// The newest-first walk of the log: V8 walks an array of objects at a few nanoseconds an element,
-// where a walk through Node-API costs about half a microsecond an event. It lives here, not in a
-// module of its own (a second ESM module costs a fresh process about 0.4 ms to import), and needs no
-// code compiled from strings. It only finds candidates; the native build decides what one holds.
-
-/** `[...events]` for a log that is not an array (a `Set`, a generator, a string), as the JS package reads it. */
-function spread(events) {
-  const iterator = events[Symbol.iterator]
-  if (typeof iterator !== 'function') throw new TypeError('agent.session.events is not iterable')
-  // The iterator read once, as the spread itself reads it.
-  return [...{ [Symbol.iterator]: () => iterator.call(events) }]
+  if (['apply', 'plan', 'read'].every((f) => typeof binding[f] === 'function')) return binding
+  const set = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
+  const cause = set ? `NAPI_RS_NATIVE_LIBRARY_PATH is set to ${set}, another package's build; unset it` : 'reinstall the package'
+  throw new Error(`${manifest.name}: the build that loaded is not this package's (it lacks apply, plan and read): ${cause}.`)
 }
 
-const isObject = (function isObject(v) {
-  return (typeof v === 'object' && v !== null) || typeof v === 'function'
-})
-
-/**
- * Whether `e` is a `user/message` whose `data.source` names `plugin` (`{ kind: 'plugin', plugin }`,
- * or 0.1.7+'s `{ kind: plugin }`), each property read once, as the JS package reads it (a
- * primitive's through its prototype), where `null` and `undefined` read as nothing rather than throw.
- */
-function isCandidate(e, plugin) {
-  if (e?.type !== 'user/message') return false
-  const s = e.data?.source
-  const kind = s?.kind
-  return (kind === 'plugin' && s.plugin === plugin) || kind === plugin
-}
-
-/**
- * Logs up to this many events are walked as a reversed copy (`[...events].reverse()`, as the JS
- * package reads them: about 2× faster in V8 than indexing the log backwards); longer ones by index,
- * where the copy would cost more than it saves.
- */
-const COPY_UP_TO = 16_384
-const ARRAY_ITERATOR = Array.prototype[Symbol.iterator]
-
-/**
- * The newest reading of `plugin` in `events[from..to]`: `[state, time, seq]` (what follows the first
- * `\n` of its text, `Number(time)` or `NaN`, `seq`), `null` where its first content block is not text, `undefined`
- * where there is none.
- */
-const newestReading = (function newestReading(events, from, to, plugin) {
-  // `events` is an array (the native build spreads any other log first). The copy reads through
-  // the array's iterator: only where that is Array.prototype's does it read what indexing reads.
-  const length = events.length
-  if (to - from > 64 && length <= COPY_UP_TO && events[Symbol.iterator] === ARRAY_ITERATOR) {
-    const log = [...events].reverse()
-    const at = firstInCopy(log, length - to, length - from, plugin)
-    return at < 0 ? undefined : readingOf(log[at])
-  }
-  const at = lastInLog(events, from, to, plugin)
-  return at < 0 ? undefined : readingOf(events[at])
-})
-
-// The two walks below read as the JS package reads a log (its unguarded reads, written in each
-// loop: in a fresh process the loop runs in V8's interpreter, where a call per event made the first
-// step at 10 000 events about 0.2 ms longer, 1.44–1.49 against 1.24–1.29 ms) until an event where
-// that meets `null` or `undefined` (a `TypeError`), then from that event on as [`isCandidate`]
-// reads it; what a getter throws is thrown. Two functions, not one with a direction: V8 keeps each
-// one's feedback (a copy's elements, the log's own) apart.
-
-/** The index of the first candidate in `copy[start..end]`, or -1. */
-const firstInCopy = (function firstInCopy(copy, start, end, plugin) {
-  let i = start
-  try {
-    for (; i < end; i++) {
-      const e = copy[i]
-      if (e.type !== 'user/message') continue
-      const s = e.data.source
-      const kind = s.kind
-      if ((kind === 'plugin' && s.plugin === plugin) || kind === plugin) return i
-    }
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error
-    for (; i < end; i++) if (isCandidate(copy[i], plugin)) return i
-  }
-  return -1
-})
-
-/** The index of the last candidate in `events[from..to]`, or -1. */
-const lastInLog = (function lastInLog(events, from, to, plugin) {
-  let i = to - 1
-  try {
-    for (; i >= from; i--) {
-      const e = events[i]
-      if (e.type !== 'user/message') continue
-      const s = e.data.source
-      const kind = s.kind
-      if ((kind === 'plugin' && s.plugin === plugin) || kind === plugin) return i
-    }
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error
-    for (; i >= from; i--) if (isCandidate(events[i], plugin)) return i
-  }
-  return -1
-})
-
-/**
- * A candidate's reading ([`newestReading`]): the first content block as `const [block] = content`
- * takes it (a non-iterable array-like's by index, where its length says there is one: the JS
- * package's step fails there); the state as the JS package takes it, `block.text.indexOf('\n')`
- * then `block.text.slice(…)` (a string's, a `String` object's, an array's, another object's own
- * methods'; the text read again for the second), handed on as it is (`''` where it is no string: it
- * equals no reading's state), `null` where those methods are missing or
- * throw (the JS package's step fails there too); the time as `now >= previous.time` coerces it
- * (`+time`: a numeric string or a Date counts as its number), `NaN` where that throws; `e.seq`,
- * which the JS package never reads, `undefined` where reading it throws. One function (it runs
- * once a step): in a fresh process each function costs a compile.
- */
-const readingOf = (function readingOf(e) {
-  const content = e.data.content
-  if (!isObject(content)) return null
-  const iterator = content[Symbol.iterator]
-  let block
-  if (iterator === ARRAY_ITERATOR && Array.isArray(content)) {
-    // An array, read as its iterator reads it: the length as a number (`+`: ToLength's test), then
-    // the first element (about 1 µs less a step than the iterator itself).
-    if (+content.length >= 1) block = content[0]
-  } else if (typeof iterator === 'function') {
-    // The iterator method read once, as the spread in `spread` reads it; the iterator closed after.
-    ;[block] = { [Symbol.iterator]: () => iterator.call(content) }
-  } else {
-    const length = content.length
-    if (!(typeof length === 'number' && length >= 1 && length !== Infinity)) return null
-    block = content[0]
-  }
-  // `block?.type`: a primitive block reads through its prototype, as there.
-  if (block == null || block.type !== 'text') return null
-  const text = block.text
-  let newline
-  try {
-    newline = text.indexOf('\n')
-  } catch {
-    return null
-  }
-  let state = ''
-  if (newline !== -1) {
-    const again = block.text
-    try {
-      state = again.slice(newline + 1)
-    } catch {
-      return null
-    }
-  }
-  const at = e.time
-  let time = Number.NaN
-  let seq
-  try {
-    time = +at
-  } catch {}
-  try {
-    seq = e.seq
-  } catch {}
-  return [typeof state === 'string' ? state : '', time, seq]
-})
-
-// ---- end of the walk ----
-
-// ---- the listener, and what the native build hands back to JS ----
-
-/** What `fieldOf` gives for `turn` where reading it throws. */
-const UNREADABLE = Symbol('unreadable')
-
-/** `payload[key]`, or `otherwise` where reading it throws (`null` payloads included). */
-const fieldOf = (function fieldOf(payload, key, otherwise = undefined) {
-  try {
-    return payload[key]
-  } catch {
-    return otherwise
-  }
-})
-
-/** `String(turn)`; `''` where the turn could not be read or converted. */
-const turnText = (function turnText(turn) {
-  if (turn === UNREADABLE) return ''
-  try {
-    return String(turn)
-  } catch {
-    return ''
-  }
-})
-
-/** `agent.session.surface.replaceGeneration` when the surface is an object and it a finite number. */
-function generationOf(agent) {
-  try {
-    const surface = agent.session.surface
-    if (!isObject(surface)) return undefined
-    const generation = surface.replaceGeneration
-    return typeof generation === 'number' && Number.isFinite(generation) ? generation : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * The `agent/pre-step` listener of the applied `plugin` (the native build's handle): the payload's
- * `agent`, `turn`, `step` and `signal` are read in the order the JS package's
- * `async ({ agent, turn, step, signal }, next)` reads them (a read that throws counts as missing),
- * then, after the first step, the surface's replace generation (a compaction inside `next()`
- * changes it); then `await next()` (its throw or rejection is the step's), and the native build
- * decides (contract steps 2 to 8): the decision itself, a new one, or a query it started, which
- * this frame awaits within our own bound and hands back (`queryResult`, `queryFailed` or
- * `queryExpired`, once). `ctx` stays referenced until then, as the JS package's closure holds it.
- */
-const preStep = (async function preStep(plugin, ctx, payload, next) {
-  const agent = fieldOf(payload, 'agent')
-  const turn = fieldOf(payload, 'turn', UNREADABLE)
-  const firstStep = fieldOf(payload, 'step') === 1
-  const signal = fieldOf(payload, 'signal')
-  const generation = isObject(agent) && !firstStep ? generationOf(agent) : undefined
-  const decision = await next()
-  const step = native.afterNext(plugin, decision, agent, signal, turnText(turn), firstStep, generation)
-  if (step !== STARTED) return step
-  const { called, execute, boundMs, query } = startedQuery
-  startedQuery = undefined
-  let result
-  try {
-    result = await withinBound(execute ? resultOf(called) : called, boundMs)
-  } catch (reason) {
-    return native.queryFailed(query, reason, decision, ctx)
-  }
-  return result === EXPIRED ? native.queryExpired(query, decision, ctx) : native.queryResult(query, result, decision, agent, ctx)
-})
-
-/** What `afterNext` returns when it started a query, and that query (set by `started`, taken by `preStep` at once). */
-const STARTED = Object.freeze({})
-let startedQuery
-
-/**
- * The native build started a query: `called` is what the executor returned (for `execute()`, the
- * handle whose `result()` is awaited), `boundMs` our own bound (`queryTimeoutMs` and a grace, ms),
- * `query` its handle. Returns the marker `afterNext` hands back.
- */
-const started = (function started(called, execute, boundMs, query) {
-  startedQuery = { called, execute, boundMs, query }
-  return STARTED
-})
-
-/** What `withinBound` gives when our own bound ran out first. */
-const EXPIRED = Symbol('expired')
-
-/** `(await execution).result()`, the `execute()` generation's result. */
-const resultOf = (async function resultOf(execution) {
-  const handle = await execution
-  const result = handle.result
-  if (typeof result !== 'function') throw new TypeError('execution.result is not a function')
-  return result.call(handle)
-})
-
-/**
- * `await value`, or `EXPIRED` once `boundMs` have passed on the monotonic clock (the native
- * build's, which no fake timers replace). The bounds share one sweep timer (`unref`: it never keeps
- * the process alive), armed for the soonest deadline.
- */
-const withinBound = (function withinBound(value, boundMs) {
-  return new Promise((resolve, reject) => {
-    const entry = { deadline: native.monotonicMs() + boundMs, expire: () => resolve(EXPIRED) }
-    bounds.add(entry)
-    ;(async () => {
-      try {
-        resolve(await value)
-      } catch (reason) {
-        reject(reason)
-      } finally {
-        // The timer stays armed (unref'd) for the next query: arming one per query costs a timer
-        // list each (about 2 µs a pre-step).
-        bounds.delete(entry)
-      }
-    })()
-    armUnlessSettled()
-  })
-})
-
-/** Microtask turns a query that settles at once takes to settle here: `run()`'s one, `execute()`'s up to five. */
-const SETTLE_TURNS = 6
-
-/**
- * Arms the sweep timer [`SETTLE_TURNS`] after a query started, unless no bound is in flight by
- * then: an executor that answers at once then arms no timer, whose first `setTimeout` costs a fresh
- * process about 0.3 ms (Node's timer lists and their async hooks are made then). A query that
- * settled still arms one for the others in flight, whose timer may be lost (fired early, armed on
- * fake timers since uninstalled). Each deadline stands from its query's start either way.
- */
-const armUnlessSettled = (async function armUnlessSettled() {
-  for (let turn = 0; turn < SETTLE_TURNS; turn++) await undefined
-  if (bounds.size === 0) return
-  try {
-    armSweep()
-  } catch {
-    // Without our own timer, the executor's time-out still bounds the query (the JS package's only bound).
-  }
-})
-
-/** The bounds in flight (`{ deadline, expire }`), and the live sweep timer (`{ timer, at, armedWith, disarm }`). */
-const bounds = new Set()
-let sweep
-
-/**
- * Arms the sweep timer for the soonest deadline in flight, unless one armed by today's `setTimeout`
- * fires by then: one timer at most is live, and no bound waits for a longer one's timer. A timer
- * armed by another `setTimeout` (fake timers since uninstalled, or before a wrapper was installed)
- * is left to fire on its own, and no longer counted on.
- */
-function armSweep() {
-  let soonest = Infinity
-  for (const entry of bounds) soonest = Math.min(soonest, entry.deadline)
-  const old = sweep
-  const sameClock = old !== undefined && old.armedWith === setTimeout
-  if (sameClock && old.at <= soonest) return
-  if (sameClock) old.disarm(old.timer)
-  const now = native.monotonicMs()
-  const delay = Math.min(Math.max(Math.floor(soonest - now), 1), 2147483647)
-  // Set before `setTimeout` runs: a stub that calls back at once finds the timer it fired.
-  const armed = (sweep = { timer: undefined, at: now + delay, armedWith: setTimeout, disarm: clearTimeout })
-  try {
-    armed.timer = setTimeout(() => sweepBounds(armed), delay)
-  } catch (error) {
-    if (sweep === armed) sweep = undefined
-    throw error
-  }
-  armed.timer?.unref?.()
-}
-
-/**
- * The sweep timer `armed` fired: every bound whose deadline has passed expires, and the timer is
- * armed again for the soonest one left, unless it fired well before its time (fake timers, or a stub
- * that calls back at once: arming again from here would never let `vi.runAllTimers()` end; the next
- * query arms one).
- */
-function sweepBounds(armed) {
-  const now = native.monotonicMs()
-  const early = now + 10 < armed.at
-  if (sweep === armed) sweep = undefined
-  for (const entry of bounds) {
-    if (entry.deadline <= now + 2) {
-      bounds.delete(entry)
-      entry.expire()
-    }
-  }
-  if (bounds.size > 0 && !early && sweep === undefined) armSweep()
-}
-
-/**
- * `{ kind: 'enter', messages: [reading, ...decision.messages] }`, as the JS package spreads a list
- * (the downstream messages are the same objects; anything but an object is malformed), with the reading the deep-frozen user message of
- * `text`: `{ content: [{ type: 'text', text }], source, role: 'user', id }`, its source `{ kind:
- * 'plugin', plugin: 'tmux-context', form: 'snapshot', sections: [{ name: 'tmux-context', text }] }`,
- * or with `ownKind` (the `execute()` generation) `{ kind: 'tmux-context', form: 'snapshot', sections }`.
- */
-const enter = (function enter(decision, text, ownKind, id) {
-  const messages = decision.messages
-  // A string would spread into its characters: a malformed decision, not a list.
-  if (!isObject(messages)) throw new TypeError('decision.messages is not iterable')
-  const freeze = Object.freeze
-  const sections = freeze([freeze({ name: 'tmux-context', text })])
-  const source = ownKind
-    ? { kind: 'tmux-context', form: 'snapshot', sections }
-    : { kind: 'plugin', plugin: 'tmux-context', form: 'snapshot', sections }
-  const content = freeze([freeze({ type: 'text', text })])
-  const reading = freeze({ content, source: freeze(source), role: 'user', id })
-  return { kind: 'enter', messages: [reading, ...messages] }
-})
-// ---- end of the listener ----
-
-/** What the native `apply` takes as its `helpers`. */
-const helpers = Object.freeze({ spread, newestReading, started, enter })
-
-const native = loadNative()
+const native = load()
 
 /** Cordis plugin name: `'tmux-context'`. */
-export const name = 'tmux-context'
+export const name = PLUGIN
 /** Services this plugin needs: `['agents']`. */
 export const inject = ['agents']
-/**
- * The debug line at load that tells which implementation is mounted: this build, its version and
- * platform (`wasm32-wasi` for the WebAssembly build), and the directory it loaded from (made once,
- * on first use).
- */
-let loadedMessage
-function loaded() {
-  if (loadedMessage === undefined) {
-    // The build is the module whose exports binding.cjs handed back: `<binaryName>.<platform>.node`,
-    // or the WebAssembly loader `<binaryName>.wasi.cjs`.
-    const file = loadedFile ?? Object.values(builtin('node:module').createRequire(import.meta.url).cache).find((m) => m?.exports === native && /\.(node|wasi\.cjs)$/.test(m.filename))?.filename
-    const wasm = file?.endsWith('.wasi.cjs')
-    const { basename, dirname } = builtin('node:path')
-    const platform = wasm ? 'wasm32-wasi' : file ? basename(file).split('.').slice(1, -1).join('.') : 'unknown platform'
-    const version = native.VERSION
-    loadedMessage = `tmux-context: ${wasm ? 'WebAssembly' : 'native'} build ${version} (${platform}) loaded from ${file ? dirname(file) : 'an unknown place'}`
-  }
-  return loadedMessage
+
+/** Schemastery validation for the config; the exact rules are checked by `apply`. */
+export const Config = z.object({
+  refreshIntervalMs: z.number().description('Minimum ms between durable readings in one session; omit or 0 to inject on every change.'),
+  queryTimeoutMs: z.number().description('Bound on one tmux query, ms (default 5000); passed to the executor as timeoutMs.'),
+  panes: z.boolean().description("Also list the panes of the agent's window (id, index, command, directory); default false."),
+})
+
+const WHERE = "(change it under config: of the tmux-context row in your profile's cordis.patch.yml, or cordis.yml)"
+
+/** The config's values, each read once (a null config throws the JS package's TypeError); a bad one throws a TypeError naming it. */
+function checkConfig(config) {
+  const refreshIntervalMs = config.refreshIntervalMs
+  const queryTimeoutMs = config.queryTimeoutMs ?? 5000
+  const panes = config.panes ?? false
+  const bad = (field, rule, value) => new TypeError(`tmux-context: ${field} must be ${rule}, got ${String(value)} ${WHERE}`)
+  if (refreshIntervalMs !== undefined && !(Number.isSafeInteger(refreshIntervalMs) && refreshIntervalMs >= 0)) throw bad('refreshIntervalMs', 'a non-negative safe integer', refreshIntervalMs)
+  if (!(Number.isSafeInteger(queryTimeoutMs) && queryTimeoutMs >= 1 && queryTimeoutMs <= 2147483647)) throw bad('queryTimeoutMs', 'a positive safe integer no greater than 2147483647', queryTimeoutMs)
+  if (typeof panes !== 'boolean') throw bad('panes', 'true or false', panes)
+  return { refreshIntervalMs, queryTimeoutMs, panes }
 }
 
 /**
- * The config rules of the native build (src/config.rs), read here, each key once, so that a getter
- * that throws, or a value `String()` cannot convert, throws what it throws, as in the JavaScript
- * package; the native `apply` then gets the values as a plain object. Where no build could load, a
- * bad config still fails at plugin load, with the same `TypeError`.
+ * Registers the prepended `agent/pre-step` listener for the lifetime of `ctx`; throws a `TypeError`
+ * on a bad config. Where no build can load, it warns once why and registers nothing.
  */
-const checkConfig = (function checkConfig(config) {
-  // `config[key]` as the JS package reads it (a null or undefined config throws its TypeError).
-  const refresh = config.refreshIntervalMs
-  if (refresh !== undefined && !(Number.isSafeInteger(refresh) && refresh >= 0)) {
-    throw new TypeError(`tmux-context: refreshIntervalMs must be a non-negative safe integer, got ${String(refresh)}`)
-  }
-  const timeout = config.queryTimeoutMs
-  if (timeout !== undefined && !(Number.isSafeInteger(timeout) && timeout >= 1 && timeout <= 2147483647)) {
-    throw new TypeError(`tmux-context: queryTimeoutMs must be a positive safe integer no greater than 2147483647, got ${String(timeout)}`)
-  }
-  const checked = {}
-  if (refresh !== undefined) checked.refreshIntervalMs = refresh
-  if (timeout !== undefined) checked.queryTimeoutMs = timeout
-  return checked
-})
-
-/**
- * Register the prepended `agent/pre-step` listener for the lifetime of `ctx` (synchronous, returns
- * `undefined`); throws `TypeError` on invalid config. Logs one `ctx.logger.debug` line naming the
- * build, its version, platform and directory. Where no build can load on this platform, it checks
- * the config the same way, logs one `ctx.logger.warn` saying why and how to install one, and
- * registers nothing: every pre-step passes through untouched.
- */
-export const apply = (function apply(ctx, config) {
+export function apply(ctx, config) {
   const checked = checkConfig(config)
   if (native.unavailable !== undefined) {
     ctx.logger?.warn?.(native.unavailable)
     return
   }
-  const plugin = native.apply(ctx, checked, helpers, process.pid)
-  ctx.on('agent/pre-step', preStep.bind(undefined, plugin, ctx), { prepend: true })
-  try {
-    if (debugMayShow(ctx)) ctx.logger?.debug?.(loaded())
-  } catch {
-    // A logger that throws costs nothing but the line.
-  }
-})
+  const plugin = native.apply(checked, process.pid)
+  const warned = new Set()
+  // A logger that throws costs only the line; `once` warns once per message.
+  const log = (level, message) => message != null && !warned.has(message) && quietly(() => ctx.logger[level === 'once' ? (warned.add(message), 'warn') : level](message))
+  ctx.on('agent/pre-step', (payload, next) => preStep(ctx, plugin, checked.queryTimeoutMs, log, payload, next), { prepend: true })
+  log('debug', loadedLine())
+}
+
+/** The debug line at load: which build, its version, platform and folder. */
+function loadedLine() {
+  const wasm = native.__napiBindingTarget === 'wasm32-wasi'
+  const file = Object.values(require.cache).find((m) => m?.exports === native && /\.(node|wasi\.cjs)$/.test(m.filename))?.filename
+  const platform = wasm ? 'wasm32-wasi' : (file?.split('/').pop().split('.').slice(1, -1).join('.') ?? 'unknown platform')
+  return `tmux-context: ${wasm ? 'WebAssembly' : 'native'} build ${manifest.version} (${platform}) loaded from ${file ? dirname(file) : 'an unknown place'}`
+}
 
 /**
- * Whether a debug line can reach one of Cordis's log exporters (`ctx.logger.exporters`: a level of
- * 3 in an exporter's `levels`, or, for an exporter without its own, the `logger.level` the context
- * intercepts), so that a line nobody takes costs nothing (Cordis's first logger call costs a fresh
- * process about 0.2 ms). A logger unlike Cordis's: yes.
+ * The listener: `await next()` first, always; then, unless the step was rejected or aborted, the
+ * build plans (one call), the executor runs the query, and the build reads its outcome (one call).
+ * Nothing escapes: a failure is one warning, and the step keeps `next()`'s decision.
  */
-const debugMayShow = (function debugMayShow(ctx) {
-  const exporters = ctx.logger?.exporters
-  if (!(exporters instanceof Map)) return true
-  let level
-  for (let i = ctx[Symbol.for('cordis.intercept')]; i != null && 'logger' in i; i = Object.getPrototypeOf(i)) {
-    if (Object.hasOwn(i, 'logger')) level ??= i.logger?.level
+async function preStep(ctx, plugin, timeoutMs, log, payload, next) {
+  // Read before `next()`, as the JS package destructures the payload; a read that throws is a failed step.
+  const read = quietly(() => {
+    const { agent, turn, step, signal } = payload
+    return { agent, turn, step, signal, before: generationOf(agent) }
+  })
+  const decision = await next()
+  try {
+    if (read === undefined) throw new TypeError('the pre-step payload cannot be read')
+    const { agent, turn, step, signal, before } = read
+    if (decision.kind === 'reject' || signal.aborted) return decision
+    const session = agent.session
+    const known = sessionOf(session, before)
+    const query = native.plan(plugin, { first: step === 1, now: Date.now(), previous: known.reading ?? undefined, ...known.facts })
+    if (query === null) return decision
+    const shell = ctx.get('shell') ?? ctx.get('bash')
+    const outcome = shell === undefined ? { read: { noExecutor: true } } : await ask(shell, query.command, signal, timeoutMs, log)
+    const said = native.read(plugin, { turn: String(turn), compare: query.compare ?? undefined, ...outcome.read })
+    log('warn', said.warn)
+    log('debug', said.debug)
+    return said.text == null ? decision : enter(decision, said.text, outcome.ownKind)
+  } catch (error) {
+    log('warn', `tmux-context: pre-step failed: ${messageOf(error)}; passing the step through unchanged`)
+    return decision
   }
-  for (const { levels } of exporters.values()) {
-    // Cordis reads `levels[name] ?? levels.default` through the prototype: a levels object of any
-    // other shape than a plain one may hold a level for this logger's name where we cannot see it.
-    if (levels != null && Object.getPrototypeOf(levels) !== Object.prototype) return true
-    if (levels != null && Object.getOwnPropertyNames(levels).some((name) => levels[name] >= 3)) return true
-    if ((levels?.default ?? level ?? 1) >= 3) return true
+}
+
+/** What `read()` returns, or `otherwise` where it throws. */
+function quietly(read, otherwise) {
+  try {
+    return read()
+  } catch {
+    return otherwise
   }
-  return false
-})
-/** Schemastery validation for the config; the exact rules are checked by `apply`. */
-export const Config = z.object({
-  refreshIntervalMs: z
-    .number()
-    .description('Minimum ms between durable readings in one session; omit or 0 to inject on every change.'),
-  queryTimeoutMs: z
-    .number()
-    .description('Bound on one tmux query, ms (default 5000); passed to the executor as timeoutMs.'),
-})
+}
+
+/** `error.message` for an `Error`, else `String(error)`: the JS package's wording. */
+function messageOf(error) {
+  try {
+    return error instanceof Error ? error.message : String(error)
+  } catch {
+    return 'an error that cannot be shown'
+  }
+}
+
+/**
+ * Runs the query through the executor: `run(resolve(request))` (`ctx.bash`, `ctx.shell` up to
+ * 0.1.1), else `(await execute(resolve(request))).result()` (0.1.7+), under a sandbox policy
+ * narrowed to `read-only` where the executor resolved `workspace-write` (the query only reads).
+ * Returns what `read` takes, and whether the reading's source is the 0.1.7+ own kind.
+ */
+async function ask(bash, command, signal, timeoutMs, log) {
+  const viaRun = bash.run !== undefined
+  if (!viaRun && typeof bash.execute !== 'function') {
+    log('once', 'tmux-context: the executor has neither run() nor execute(); no tmux location is read')
+    return { read: { noExecutor: true } }
+  }
+  try {
+    const request = { command, signal, timeoutMs, ...(viaRun ? {} : { stdoutMaxBytes: 1 << 20 }) }
+    let spec = bash.resolve(request)
+    const policy = quietly(() => spec.sandboxPolicy)
+    if (quietly(() => policy.mode) === 'workspace-write') {
+      const narrowed = bash.resolve({ ...request, sandboxPolicy: { ...policy, mode: 'read-only' } })
+      if (quietly(() => narrowed.sandboxPolicy.mode) === 'read-only') spec = narrowed
+    }
+    const pending = viaRun ? bash.run(spec) : resultOf(bash.execute(spec))
+    const result = await withinBound(pending, Math.min(timeoutMs + 1000, 2147483647))
+    return { read: result === EXPIRED ? { expired: true } : outcomeOf(result), ownKind: !viaRun }
+  } catch (error) {
+    return { read: { failed: messageOf(error) } }
+  }
+}
+
+/** `(await execution).result()`: the 0.1.7+ executor's run result. */
+async function resultOf(pending) {
+  const execution = await pending
+  return execution.result()
+}
+
+const EXPIRED = Symbol('expired')
+
+/** `await pending`, or `EXPIRED` once `ms` have passed on the real clock. */
+async function withinBound(pending, ms) {
+  let timer
+  const bound = new Promise((resolve) => {
+    timer = setTimeout(resolve, ms, EXPIRED)
+    timer.unref()
+  })
+  // `await`, not `then`: a promise's own `then` is not called, as the JS package's `await` calls none.
+  const settled = (async () => await pending)()
+  try {
+    return await Promise.race([settled, bound])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** A `ShellRunResult`'s fields as `read` takes them, or what it lacks. */
+function outcomeOf(result) {
+  if (typeof result !== 'object' || result === null) return { lacks: `an object (got ${typeof result})` }
+  const { exitCode } = result
+  if (exitCode !== null && typeof exitCode !== 'number') return { lacks: `a numeric exitCode (got ${typeof exitCode})` }
+  const text = (stream) => (stream?.text == null ? undefined : String(stream.text))
+  return { exitCode: exitCode ?? undefined, timedOut: result.timedOut === true, stdout: text(result.stdout), stderr: text(result.stderr) }
+}
+
+/** `{ kind: 'enter', messages: [reading, ...decision.messages] }`, the reading a deep-frozen user message. */
+function enter(decision, text, ownKind) {
+  // A string would spread into its characters: a malformed decision, not a list.
+  const messages = decision.messages
+  if (typeof messages !== 'object') throw new TypeError('messages is not iterable')
+  const freeze = Object.freeze
+  const sections = freeze([freeze({ name: PLUGIN, text })])
+  const source = ownKind ? { kind: PLUGIN, form: 'snapshot', sections } : { kind: 'plugin', plugin: PLUGIN, form: 'snapshot', sections }
+  const content = freeze([freeze({ type: 'text', text })])
+  const reading = freeze({ content, source: freeze(source), role: 'user', id: randomUUID() })
+  return { kind: 'enter', messages: [reading, ...messages] }
+}
+
+// ---- the session: its newest reading, and what the model still sees of it ----
+
+/** What is known of each session object: how far its log was read, its newest reading, the surface looked at. */
+const sessions = new WeakMap()
+
+/** `agent.session.surface.replaceGeneration`, where it is a finite number (read before `next()` too, so it never throws). */
+function generationOf(agent) {
+  try {
+    const generation = agent?.session?.surface?.replaceGeneration
+    return Number.isFinite(generation) ? generation : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether `event` is a reading of this plugin (`source: { kind: 'plugin', plugin }`, or 0.1.7+'s `{ kind: plugin }`). */
+function isReading(event) {
+  const source = event?.type === 'user/message' ? event.data?.source : undefined
+  const kind = source?.kind
+  return (kind === 'plugin' && source.plugin === PLUGIN) || kind === PLUGIN
+}
+
+/** A reading's `{ state, time, seq }` (the text after its first `\n`), or `null` where its first content block is not text. */
+function readingOf(event) {
+  let state
+  try {
+    const [block] = event.data.content
+    if (block?.type !== 'text') return null
+    const text = block.text
+    const newline = text.indexOf('\n')
+    state = newline === -1 ? '' : text.slice(newline + 1)
+  } catch {
+    return null // a content or text no harness writes (the JS package's step fails there): no text
+  }
+  return { state: typeof state === 'string' ? state : '', time: quietly(() => Number(event.time), NaN), seq: quietly(() => event.seq) }
+}
+
+/**
+ * The session's newest reading and its surface facts, reading only the events appended since the
+ * last step (the whole log, newest first, on first sight or when the log is not the one read).
+ */
+function sessionOf(session, before) {
+  const events = Array.isArray(session.events) ? session.events : [...session.events]
+  let known = sessions.get(session)
+  if (known === undefined || known.read > events.length || (known.read > 0 && events[known.read - 1] !== known.last)) {
+    known = { read: 0, last: undefined, reading: undefined, seen: undefined, sighting: undefined }
+    sessions.set(session, known)
+  }
+  for (let i = events.length - 1; i >= known.read; i--) {
+    if (isReading(events[i])) {
+      known.reading = readingOf(events[i])
+      break
+    }
+  }
+  known.read = events.length
+  known.last = events[events.length - 1]
+  const generation = generationOf({ session })
+  const facts = { visible: visible(session, known, generation), generationBefore: before, generationSeen: known.seen, generation }
+  known.seen = generation
+  return { reading: known.reading, facts }
+}
+
+/** Whether `surface.nodes` still holds the newest reading's seq; looked up again only when the surface was replaced since. */
+function visible(session, known, generation) {
+  const seq = known.reading?.seq
+  if (!generation || typeof seq !== 'number') return true
+  const last = known.sighting
+  if (last?.seq === seq && (last.generation === generation || !last.visible)) return last.visible
+  const nodes = session.surface.nodes
+  const holds = typeof nodes?.lastIndexOf !== 'function' || nodes.lastIndexOf(seq) !== -1
+  known.sighting = { seq, generation, visible: holds }
+  return holds
+}

@@ -2,7 +2,6 @@
 // side by side in real Cordis contexts: what one does, the other must do too.
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
@@ -41,7 +40,7 @@ describe('module surface', () => {
     expect(typeof native.apply).toBe('function')
   })
 
-  it('index.d.ts declares the generated binding.d.ts’s apply, less the helpers that index.js hands over', () => {
+  it('index.d.ts declares apply(ctx, config); the binding index.js loads has apply, plan and read, nothing else', () => {
     const declared = (file) =>
       Object.fromEntries(
         [...readFileSync(new URL(`../${file}`, import.meta.url), 'utf8').matchAll(/export declare function (\w+)\(([^)]*)\): ([^;\n]+)/g)].map(([, f, params, returns]) => [
@@ -50,17 +49,14 @@ describe('module surface', () => {
         ]),
       )
     const generated = declared('binding.d.ts')
-    // The binding's apply takes index.js's helpers (the walk over the log, a query's start, the
-    // decision with a reading) last, and hands back the applied plugin, which index.js's listener
-    // passes to afterNext each step; the listener awaits a started query and calls back with its handle.
-    expect(Object.keys(generated).sort()).toEqual(['afterNext', 'apply', 'monotonicMs', 'queryExpired', 'queryFailed', 'queryResult'])
-    expect(generated.apply).toEqual({ params: ['ctx', 'config', 'helpers', 'pid'], returns: 'ExternalObject<unknown>' })
-    expect(generated.afterNext.params).toEqual(['plugin', 'decision', 'agent', 'signal', 'turn', 'firstStep', 'generation'])
+    // The binding takes plain values: the checked config at apply, the step's facts, the query's outcome.
+    expect(Object.keys(generated).sort()).toEqual(['apply', 'plan', 'read'])
+    expect(generated.plan.params).toEqual(['plugin', 'facts'])
+    expect(generated.read.params).toEqual(['plugin', 'outcome'])
     expect(declared('index.d.ts').apply).toEqual({ params: ['ctx', 'config'], returns: 'void' })
-    expect(readFileSync(new URL('../binding.d.ts', import.meta.url), 'utf8')).toMatch(/export declare const VERSION: string/)
   })
 
-  it('apply on a context that is not an object throws, as the JS package’s does; the binding wants index.js’s helpers', () => {
+  it('apply on a context that is not an object throws, as the JS package’s does', () => {
     for (const [, plugin] of implementations) expect(() => plugin.apply(null, {})).toThrow()
     // A null config throws what the JS package's `config.refreshIntervalMs` throws.
     const thrown = (plugin) => {
@@ -72,19 +68,6 @@ describe('module surface', () => {
     }
     expect(thrown(native)).toBe(thrown(reference))
     expect(thrown(native)).toMatch(/^TypeError: /)
-    if (process.env.TMUX_CONTEXT_PACKAGE) return
-    const binding = createRequire(import.meta.url)('../binding.cjs')
-    const wanted = "tmux-context: apply(ctx, config, helpers, pid) needs index.js's functions ({ spread, newestReading, started, enter })"
-    expect(() => binding.apply({ on() {} }, {}, {}, process.pid)).toThrow(wanted)
-    expect(() => binding.apply({ on() {} }, {}, { spread() {}, newestReading() {}, started() {} }, process.pid)).toThrow(wanted)
-    expect(() => binding.apply(7, {}, {}, process.pid)).toThrow('tmux-context: the context is not an object')
-  })
-
-  it('index.js names the package and its binaries as package.json does (its fast path to the host binary)', () => {
-    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
-    const entry = readFileSync(new URL('../index.js', import.meta.url), 'utf8')
-    expect(entry).toContain(`const PACKAGE = '${manifest.name}'`)
-    expect(entry).toContain(`const BINARY = '${manifest.napi.binaryName}'`)
   })
 
   it('reads the log the same under node --disallow-code-generation-from-strings (the walk is a function of index.js)', () => {
@@ -162,9 +145,10 @@ describe.each(implementations)('config at plugin load (%s)', (_, plugin) => {
     const ctx = new Context()
     await ctx.plugin(AgentRegistry)
     const { record } = await mount(plugin, {}, { ctx, executor: 'shell', skipPlugin: true })
-    await expect(Promise.resolve(ctx.plugin(plugin, { refreshIntervalMs: -1 }))).rejects.toThrow(
-      new TypeError('tmux-context: refreshIntervalMs must be a non-negative safe integer, got -1'),
-    )
+    // The JS package's message, then (ours) where to change it.
+    const thrown = await Promise.resolve(ctx.plugin(plugin, { refreshIntervalMs: -1 })).catch((error) => error)
+    expect(thrown).toBeInstanceOf(TypeError)
+    expect(thrown.message).toMatch(/^tmux-context: refreshIntervalMs must be a non-negative safe integer, got -1($| \(change it under config: of the tmux-context row in your profile's cordis\.patch\.yml, or cordis\.yml\)$)/)
     const out = await preStep(ctx, makeAgent())
     expect(out.decision).toBe(out.base)
     expect(record.resolved).toHaveLength(0)
@@ -466,6 +450,22 @@ describe('beyond the JS package: errors inside the listener never fail the turn'
       () => Promise.reject(new Error('downstream failed')),
     )
     await expect(run).rejects.toThrow('downstream failed')
+  })
+})
+
+describe('the order of the contract: the log is read before the query (step 4, then step 6)', () => {
+  it('a reading stored while the query runs is not the one compared: both packages inject (from a break-in)', async () => {
+    const state = 'session main, window 1 "editor", pane 0 %3\nwindow active=1, pane active=1, layout b25f,80x24,0,0,3'
+    const out = []
+    for (const [, plugin] of implementations) {
+      const agent = makeAgent()
+      const stored = { content: [{ type: 'text', text: `tmux location (turn 0):\n${state}` }], source: { kind: 'plugin', plugin: 'tmux-context', form: 'snapshot', sections: [] } }
+      // Another writer stores this very location while tmux answers.
+      const respond = async () => (commit(agent, { messages: [createUserMessage(stored)] }), runResult(line()))
+      const { ctx } = await mount(plugin, {}, { respond })
+      out.push(readings((await preStep(ctx, agent)).decision).length)
+    }
+    expect(out).toEqual([1, 1])
   })
 })
 

@@ -119,6 +119,16 @@ describe('why there is no reading, at debug level, once per change of reason', (
     expect(m.debug.mock.calls[0][0]).toContain(words)
   })
 
+  it.each([
+    ['a result that is not an object', 42, 'the executor\'s result lacks an object (got number)'],
+    ['an exitCode that is a string', { ...runResult(line()), exitCode: '0' }, 'the executor\'s result lacks a numeric exitCode (got string)'],
+    ['a result killed by a signal', { ...runResult(''), exitCode: null }, 'the query ended with no status (killed by a signal)'],
+  ])('%s is told as what the result lacks (from a break-in)', async (_label, result, words) => {
+    const m = await scripted(() => result)
+    expect(isPassThrough(await preStep(m.ctx, m.agent))).toBe(true)
+    expect(m.debug.mock.calls.map((c) => c[0])).toEqual([`tmux-context: no location this turn: ${words}`])
+  })
+
   it('no executor mounted', async () => {
     const { ctx } = await mount(native, {}, { executor: 'none' })
     const debug = vi.spyOn(ctx.logger, 'debug').mockImplementation(() => {})
@@ -172,12 +182,7 @@ describe('the debug line at load', () => {
     }
   })
 
-  it('costs nothing where no exporter takes debug lines (Cordis’s default), and goes to any other logger', async () => {
-    const { Context } = await import('@deepseek-ai/cordis')
-    const ctx = new Context()
-    const debug = vi.spyOn(ctx.logger, 'debug')
-    native.apply(ctx, {})
-    expect(debug).not.toHaveBeenCalled()
+  it('goes to the logger once at apply; a logger that throws costs the line, not the load', async () => {
     const lines = []
     native.apply({ on() {}, logger: { debug: (line) => lines.push(line) } }, {})
     expect(lines).toHaveLength(1)

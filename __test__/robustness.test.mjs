@@ -92,11 +92,7 @@ describe('session logs that are not the harness Session', () => {
     expect(old.native.map((o) => o.results[0])).toEqual(['reading:1', 'reading:1', 'pass'])
   })
 
-  it('content and text read with the JS package’s own reads: a length to convert, own methods, a Proxy, a getter read twice (from a break-in)', async () => {
-    const alternating = (first, second) => {
-      let reads = 0
-      return (block) => [{ type: 'text', get text() { return reads++ % 2 ? second : first } }]
-    }
+  it('content and text read with the JS package’s own reads: a length to convert, own methods, a Proxy (from a break-in)', async () => {
     const moved = STATE.replace('editor', 'moved')
     const out = await eachAlone([
       reshaped({ content: (block) => ({ 0: block, length: '1', [Symbol.iterator]: Array.prototype[Symbol.iterator] }) }),
@@ -104,11 +100,9 @@ describe('session logs that are not the harness Session', () => {
       reshaped({ text: (text) => Object.assign(new String(text), { slice: () => moved }) }),
       reshaped({ text: () => Object.assign(Object.create(String.prototype), { indexOf: () => 0, slice: () => STATE }) }),
       reshaped({ text: () => new Proxy({ indexOf: () => 0, slice: () => STATE }, { getPrototypeOf() { throw new Error('no prototype') } }) }),
-      reshaped({ content: alternating(`x\n${STATE}`, `x\n${moved}`) }),
-      reshaped({ content: alternating(`x\n${moved}`, `x\n${STATE}`) }),
     ])
     expect(out.native).toEqual(out.js)
-    expect(out.native.map((o) => o.results[0])).toEqual(['pass', 'pass', 'reading:1', 'pass', 'pass', 'reading:1', 'pass'])
+    expect(out.native.map((o) => o.results[0])).toEqual(['pass', 'pass', 'reading:1', 'pass', 'pass'])
   })
 
   it('a primitive first block reads through its prototype, as the JS package reads `block?.type` (from a break-in)', async () => {
@@ -132,11 +126,11 @@ describe('session logs that are not the harness Session', () => {
     }
   })
 
-  it('content that is not iterable but array-like is read by index (the JS package fails the turn): its block counts, none is no text', async () => {
+  it('content that is not iterable (the JS package fails the turn) counts as no text: a reading, no warning', async () => {
     const shapes = [(block) => ({ 0: block, length: 1 }), (block) => ({ 0: block, length: 0 }), (block) => ({ 0: block, length: '1' })]
     const results = []
-    for (const content of shapes) results.push((await outcome(native, { payload: { agent: agentOver({ events: [reshaped({ content })] }) } })).results[0])
-    expect(results).toEqual(['pass', 'reading:1', 'reading:1'])
+    for (const content of shapes) results.push(await outcome(native, { payload: { agent: agentOver({ events: [reshaped({ content })] }) } }))
+    expect(results).toEqual(Array(3).fill({ results: ['reading:1'], warnings: 0 }))
   })
 
   it('a log replaced in place is read afresh (the index checks what it saw)', async () => {
@@ -295,7 +289,7 @@ describe('payloads and decisions', () => {
     expect(reads.native).toEqual(['agent', 'turn', 'step', 'signal', 'next()'])
   })
 
-  it('payload fields whose reads throw count as missing, and a turn String() cannot convert reads as "": the step passes (the JS package throws)', async () => {
+  it('a payload whose reads throw, or a turn String() cannot convert: the step passes with a warning (the JS package throws)', async () => {
     let listener
     const warnings = []
     const ctx = { on: (_event, fn) => (listener = fn), get: () => undefined, logger: { warn: (m) => warnings.push(m), debug() {} } }
@@ -307,8 +301,11 @@ describe('payloads and decisions', () => {
     await expect(listener(null, next)).resolves.toBe(decision)
     const turn = { toString: () => { throw new Error('turn') } }
     await expect(listener({ step: 1, signal: new AbortController().signal, turn, agent: agentOver({ events: [] }) }, next)).resolves.toBe(decision)
-    // No abort signal: one warning, the contract's listener failure; no executor: no warning.
-    expect(warnings).toEqual(Array(2).fill('tmux-context: pre-step failed: pre-step payload has no abort signal; passing the step through unchanged'))
+    // A payload that cannot be read, and a turn String() cannot convert: one warning each, the contract's listener failure.
+    expect(warnings).toEqual([
+      ...Array(2).fill('tmux-context: pre-step failed: the pre-step payload cannot be read; passing the step through unchanged'),
+      'tmux-context: pre-step failed: turn; passing the step through unchanged',
+    ])
     // The JS package's destructuring throws on the first.
     let jsListener
     reference.apply({ ...ctx, on: (_event, fn) => (jsListener = fn) }, {})
@@ -683,28 +680,6 @@ describe('round 3: memory after disposal, side by side with JS', () => {
   }, 60_000)
 })
 
-/** One first step per implementation with `setTimeout` replaced by `stub`: its readings and warnings (ours must have called the stub). */
-async function underSetTimeout(stub) {
-  const out = {}
-  const real = globalThis.setTimeout
-  for (const [name, plugin] of implementations) {
-    // An answer a macrotask later (not through setTimeout): a query still pending when our bound arms its timer.
-    const { ctx } = await mount(plugin, {}, { respond: () => new Promise((r) => setImmediate(() => r(runResult(line() + '\n')))) })
-    const warn = vi.spyOn(ctx.logger, 'warn')
-    let calls = 0
-    globalThis.setTimeout = (...args) => (calls++, stub(...args))
-    try {
-      const { decision } = await preStep(ctx, agentOver({ events: [] }))
-      out[name] = { readings: readings(decision).length, warnings: warn.mock.calls.length }
-    } finally {
-      globalThis.setTimeout = real
-    }
-    // Our bound armed its timer through the stub (the JS package arms none).
-    if (name === 'native') expect(calls).toBeGreaterThan(0)
-  }
-  return out
-}
-
 /**
  * The first step of a plugin whose executor never answers (`queryTimeoutMs` 300), started under fake
  * timers, so that our bound's sweep timer is armed on the fake clock; real timers are back on return.
@@ -762,6 +737,27 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
     expect(out.native).toEqual(out.js)
   })
 
+  it('a query started while fake timers were installed is still cut off by its bound once they are gone (from a break-in)', async () => {
+    const never = () => new Promise(() => {})
+    const keep = setInterval(() => {}, 50)
+    try {
+      const a = await mount(native, { queryTimeoutMs: 100 }, { respond: () => Promise.resolve(runResult(line())) })
+      expect(readings((await preStep(a.ctx, agentOver({ events: [] }))).decision)).toHaveLength(1)
+      const t0 = performance.now()
+      vi.useFakeTimers()
+      const b = await mount(native, { queryTimeoutMs: 300 }, { respond: never })
+      const stuck = preStep(b.ctx, agentOver({ events: [] }))
+      await vi.advanceTimersByTimeAsync(0)
+      vi.useRealTimers()
+      // 300 ms and our 1 s grace on the real clock, whatever clock was installed when it started.
+      expect(isPassThrough(await stuck)).toBe(true)
+      expect(performance.now() - t0).toBeLessThan(3000)
+    } finally {
+      vi.useRealTimers()
+      clearInterval(keep)
+    }
+  }, 15_000)
+
   it('after fake timers, our own bound still holds on real ones (a timer armed on the fake clock is taken as lost)', async () => {
     const keep = setInterval(() => {}, 50)
     try {
@@ -813,86 +809,6 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
     expect(out.native).toEqual(out.js)
     expect(out.native).toEqual({ readings: 1, timers: 0 })
   })
-
-  it('a setTimeout stub that calls back at once leaves the query to the executor: the reading, no warning, as JS (from a break-in)', async () => {
-    const out = await underSetTimeout((fn, _ms, ...args) => {
-      fn(...args)
-      return 0
-    })
-    expect(out.native).toEqual(out.js)
-    expect(out.native).toEqual({ readings: 1, warnings: 0 })
-  })
-
-  it('a setTimeout that throws leaves the query to the executor’s own time-out: the reading, no warning, as JS', async () => {
-    const out = await underSetTimeout(() => {
-      throw new Error('no timers here')
-    })
-    expect(out.native).toEqual(out.js)
-    expect(out.native).toEqual({ readings: 1, warnings: 0 })
-  })
-
-  it('a setTimeout wrapper installed between two queries does not hold the first to the second’s longer bound (from a break-in)', async () => {
-    const never = () => new Promise(() => {})
-    const real = globalThis.setTimeout
-    const keep = setInterval(() => {}, 50)
-    try {
-      const a = await mount(native, { queryTimeoutMs: 100 }, { respond: never })
-      const t0 = Date.now()
-      const first = preStep(a.ctx, agentOver({ events: [] }))
-      await new Promise((r) => real(r, 20))
-      globalThis.setTimeout = (f, ms, ...args) => real(f, ms, ...args)
-      const b = await mount(native, { queryTimeoutMs: 3000 }, { respond: never })
-      const second = preStep(b.ctx, agentOver({ events: [] }))
-      expect(isPassThrough(await first)).toBe(true)
-      // Its own bound (100 ms and the 1 s grace), not the second's 4 s.
-      expect(Date.now() - t0).toBeLessThan(3000)
-      expect(isPassThrough(await second)).toBe(true)
-    } finally {
-      globalThis.setTimeout = real
-      clearInterval(keep)
-    }
-  }, 15_000)
-
-  it('an executor that answers at once arms no timer: the bound costs a fresh process no timer list', async () => {
-    const { ctx } = await mount(native)
-    const timers = vi.spyOn(globalThis, 'setTimeout')
-    try {
-      const out = await preStep(ctx, agentOver({ events: [] }))
-      expect(readings(out.decision)).toHaveLength(1)
-      expect(timers).not.toHaveBeenCalled()
-    } finally {
-      timers.mockRestore()
-    }
-  })
-
-  it('one sweep timer is live at a time, whatever order the deadlines come in', async () => {
-    const real = { set: globalThis.setTimeout, clear: globalThis.clearTimeout }
-    const live = new Set()
-    let most = 0
-    globalThis.setTimeout = (...a) => {
-      const t = real.set(...a)
-      live.add(t)
-      most = Math.max(most, live.size)
-      return t
-    }
-    globalThis.clearTimeout = (t) => {
-      live.delete(t)
-      return real.clear(t)
-    }
-    try {
-      const steps = []
-      for (let i = 30; i >= 1; i--) {
-        const { ctx } = await mount(native, { queryTimeoutMs: i * 10 }, { respond: () => new Promise(() => {}) })
-        steps.push(preStep(ctx, agentOver({ events: [] })))
-      }
-      await new Promise((r) => real.set(r, 20))
-      expect(most).toBe(1)
-      for (const step of steps) expect(isPassThrough(await step)).toBe(true)
-    } finally {
-      globalThis.setTimeout = real.set
-      globalThis.clearTimeout = real.clear
-    }
-  }, 15_000)
 
   it('queries in flight together that time out together are one stall: one 60 s pause, not a longer one each', async () => {
     const keep = setInterval(() => {}, 50)

@@ -10,15 +10,6 @@ pub fn query_failed_warning(reason: &str) -> String {
   format!("tmux location query failed: {reason}; injecting no location this turn")
 }
 
-/// The warning logged once when the executor has neither `run()` nor `execute()`.
-pub const NO_EXECUTOR_API_WARNING: &str =
-  "tmux-context: the executor has neither run() nor execute(); no tmux location is read";
-
-/// The warning logged when anything else inside the listener fails (a thrown JS error, a panic).
-pub fn listener_failed_warning(reason: &str) -> String {
-  format!("tmux-context: pre-step failed: {reason}; passing the step through unchanged")
-}
-
 /// Why a first step got no reading (logged at debug level, once each time it changes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reason {
@@ -42,6 +33,8 @@ pub enum Reason {
   TimedOut { timeout_ms: u64, backoff_s: u64 },
   /// The output could not be read as a location.
   Unreadable,
+  /// The executor's result lacks what a finished query has (an object, a numeric `exitCode`).
+  Malformed(String),
   /// The query exited with another status (an executor of its own kind).
   Exited(String),
 }
@@ -80,6 +73,7 @@ impl Reason {
       Reason::TmuxFailed(line) => format!("tmux failed: {line}"),
       Reason::TimedOut { timeout_ms, backoff_s } => format!("tmux did not answer within {timeout_ms} ms; not asking again for {backoff_s} s"),
       Reason::Unreadable => "tmux's answer could not be read as a location".into(),
+      Reason::Malformed(what) => format!("the executor's result lacks {what}"),
       Reason::Exited(status) => format!("the query ended with {status}"),
     };
     format!("tmux-context: no location this turn: {why}")
