@@ -1,18 +1,11 @@
-// Why no native build loaded, worded for the user: index.js reads this file only when binding.cjs
-// failed (it costs every import about 0.07 ms to compile otherwise).
+// Why no build loaded, worded for the user: index.js reads this file only when binding.cjs failed.
 'use strict'
 
-const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-const BUILD_FROM_SOURCE =
-  'To build from source: in a clone of the repository, with Rust and Node installed, add the Rust target triple ' +
-  'of this platform to "napi.targets" in package.json, then run `npm ci && npm run build && npm run pack` ' +
-  'and install the two tarballs from .tmp/packs/ (see "Build from source" in the README).'
-
-const CPU = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm', riscv64gc: 'riscv64', powerpc64le: 'ppc64', loongarch64: 'loong64' }
+const CPU = { x86_64: 'x64', aarch64: 'arm64', armv7: 'arm', riscv64gc: 'riscv64' }
 
 /** napi-rs's platform name of a Rust target triple: `x86_64-unknown-linux-gnu` -> `linux-x64-gnu`. */
 function platformOf(triple) {
-  const parts = triple.split('.')[0].split('-')
+  const parts = triple.split('-')
   const cpu = CPU[parts[0]] ?? parts[0]
   if (parts.includes('darwin')) return `darwin-${cpu}`
   if (parts.includes('windows')) return `win32-${cpu}-${parts.at(-1)}`
@@ -20,55 +13,40 @@ function platformOf(triple) {
   return `${parts.at(-1)}-${cpu}`
 }
 
-/** The messages of an error and of its `cause` chain, outermost first (binding.cjs chains its errors last tried outermost). */
-function messages(error) {
-  const out = []
-  for (let e = error, n = 0; e != null && n < 64; e = e.cause, n++) out.push(e instanceof Error ? e.message : String(e))
-  return out
-}
-
 /**
- * What binding.cjs's failure means, one kind each: a binary that is installed but failed to load
- * (`broken`: an error to throw, the install needs fixing); or no build that can load here
- * (`unavailable`: a sentence for the warning at apply): the binary package is not installed, this
- * platform has no native binary, or the WebAssembly package is missing or cannot run (a Node without
- * WASI).
+ * What binding.cjs's failure means: an installed build that does not load (`broken`, an error to
+ * throw: the install needs fixing), or no build that can load here (`unavailable`, the warning at
+ * apply). Each of binding.cjs's tries is a `cause` in the chain, the last tried outermost.
  */
-function classify(error, { name: PACKAGE, napi = {} }) {
-  const built = (napi.targets ?? []).filter((t) => !t.startsWith('wasm32')).map(platformOf)
-  const binary = escape(napi.binaryName)
-  const pkg = escape(PACKAGE)
-  // What binding.cjs tried, in order: `./dsh-tmux-context.<platform>.node`, the binary package,
-  // then `./dsh-tmux-context.wasi.cjs` and the WebAssembly package (the chain holds the last tried
-  // outermost).
-  const tried = messages(error.cause).reverse()
-  const missing = new RegExp(`^Cannot find module '(?:\\./${binary}\\.([^']+)\\.node|\\./${binary}\\.wasi\\.cjs|${pkg}-([^'/]+))'`)
-  const firstWasm = tried.findIndex((m) => m.startsWith(`Cannot find module './${napi.binaryName}.wasi.cjs'`) || m.includes(`${PACKAGE}-wasm32-wasi`))
-  const [native, wasm] = firstWasm < 0 ? [tried, []] : [tried.slice(0, firstWasm), tried.slice(firstWasm)]
-  const failed = (m) => !missing.test(m) && !m.startsWith('Unsupported ') && !m.startsWith('Cannot find native binding')
-  const platforms = native.map((m) => m.match(missing)).filter(Boolean).map((m) => m[1] ?? m[2])
-  const { platform, arch } = process
-  const host = platforms[0] ?? `${platform}-${arch}`
+function classify(error, { name: pkg, napi }) {
+  const tried = []
+  for (let e = error.cause; e != null && tried.length < 64; e = e.cause) tried.unshift(String(e instanceof Error ? e.message : e).split('\n')[0])
+  const { NAPI_RS_NATIVE_LIBRARY_PATH: path, NAPI_RS_FORCE_WASI: wasi } = process.env
+  if (path) return { broken: new Error(`${pkg}: NAPI_RS_NATIVE_LIBRARY_PATH is set to ${path}, which does not load (${tried[0]}); unset it, or point it at this package's binary`, { cause: error }) }
+  const missing = new RegExp(`^Cannot find module '(?:\\./${napi.binaryName}\\.([^']+)\\.node|\\./${napi.binaryName}\\.wasi\\.cjs|${pkg}-([^'/]+))'`)
+  // The native tries come first, then the WebAssembly ones.
+  const wasmAt = tried.findIndex((m) => m.includes(`${napi.binaryName}.wasi.cjs`) || m.includes(`${pkg}-wasm32-wasi`) || m.startsWith('WASI binding'))
+  const [native, wasm] = wasmAt < 0 ? [tried, []] : [tried.slice(0, wasmAt), tried.slice(wasmAt)]
+  const failed = (m) => !missing.test(m) && !/^(Unsupported |Cannot find native binding|WASI binding not found)/.test(m)
+  const host = native.map((m) => m.match(missing)).find(Boolean)?.slice(1).find(Boolean) ?? `${process.platform}-${process.arch}`
   const broken = native.find(failed)
-  if (broken !== undefined) {
-    const message = `${PACKAGE}: the native binary for ${host} is installed but failed to load: ${broken.split('\n')[0]}`
-    return { broken: new Error(message, { cause: error }) }
-  }
-  const why = built.includes(host)
-    ? `the binary package ${PACKAGE}-${host} is not installed`
-    : `there is no native binary for this platform (${host}); binaries are built for: ${built.join(', ')}`
+  if (broken !== undefined) return { broken: new Error(`${pkg}: the native binary for ${host} is installed but failed to load: ${broken}`, { cause: error }) }
   const wasmFailure = wasm.find(failed)
-  const wasmState = wasmFailure === undefined
-    ? 'nor is the WebAssembly package'
-    : `and the WebAssembly package cannot run here: ${wasmFailure.split('\n')[0]}`
-  const binaryPackage = built.includes(host) ? `the binary package (\`npm install ${PACKAGE}-${host}\`) or ` : ''
+  const wasmState = wasmFailure === undefined ? 'is not installed' : `cannot run here: ${wasmFailure}`
+  const inactive = 'The plugin is inactive: every pre-step passes through without a reading.'
+  const wasmInstall = `the WebAssembly package (\`npm install --force ${pkg}-wasm32-wasi\`, as npm refuses a package of another cpu otherwise; or the tarballs of \`npm run tarballs\`)`
+  if (wasi === 'error') return { unavailable: `NAPI_RS_FORCE_WASI=error asks for the WebAssembly package only, and it ${wasmState}. ${inactive} Unset NAPI_RS_FORCE_WASI, or install ${wasmInstall}.` }
+  const built = napi.targets.filter((t) => !t.startsWith('wasm32')).map(platformOf)
+  const why = built.includes(host)
+    ? `the binary package ${pkg}-${host} is not installed`
+    : `there is no native binary for this platform (${host}); binaries are built for: ${built.join(', ')}`
+  const wasmWords = wasmFailure === undefined ? 'nor is the WebAssembly package' : `and the WebAssembly package cannot run here: ${wasmFailure}`
+  const binaryPackage = built.includes(host) ? `the binary package (\`npm install ${pkg}-${host}\`) or ` : ''
   return {
     unavailable:
-      `${why}, ${wasmState}. The plugin is inactive: every pre-step passes through without a reading. ` +
-      `To read tmux, install ${binaryPackage}the WebAssembly package (\`npm install --force ${PACKAGE}-wasm32-wasi\`, as npm refuses a package of another cpu otherwise; ` +
-      `or the tarballs of \`npm run tarballs\`), or build from source. ${BUILD_FROM_SOURCE}`,
+      `${why}, ${wasmWords}. ${inactive} To read tmux, install ${binaryPackage}${wasmInstall}, or build from source. To build from source: ` +
+      'add the Rust target triple of this platform to "napi.targets" in package.json, then `npm run build && npm run pack` (README, "Build from source").',
   }
 }
-
 
 module.exports = { classify }
