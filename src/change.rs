@@ -59,7 +59,7 @@ mod tests {
   use crate::parse::tests::loc;
 
   fn answer(location: Location, automatic_rename: bool) -> Answer {
-    Answer { location, automatic_rename, winlinks: Vec::new() }
+    Answer { location, automatic_rename, winlinks: Vec::new(), panes: None }
   }
 
   fn injects(l: &Location, before: &Location, automatic_rename: bool) -> bool {

@@ -393,4 +393,32 @@ fi
       "the query and the escaped branch's printf: {changed:#?}"
     );
   }
+
+  /// Runs what the command does with tmux's answer (`$out`): its split and its printing, without
+  /// the tty check.
+  fn print_answer(raw: &str, panes: bool) -> String {
+    let command = build_command(1, None, panes);
+    let split = command.lines().find(|l| l.starts_with("pane_tty=")).expect("the split");
+    let print = &command[command.find("case $links in").expect("the printing")..];
+    let input = tempfile::tempfile().unwrap();
+    std::io::Write::write_all(&mut &input, raw.as_bytes()).unwrap();
+    std::io::Seek::rewind(&mut &input).unwrap();
+    let out = std::process::Command::new("/bin/sh")
+      .arg("-c")
+      .arg(format!("out=$(cat)\n{split}\n{print}"))
+      .env("TMUX_PANE", "%0")
+      .stdin(input)
+      .output()
+      .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+  }
+
+  #[test]
+  fn prints_what_real_tmux_answered() {
+    use crate::parse::tests::{PRINTED_2_6, PRINTED_2_6_ODD, PRINTED_3_3A, RAW_2_6, RAW_2_6_ODD, RAW_3_3A};
+    for (raw, printed) in [(RAW_3_3A, PRINTED_3_3A), (RAW_2_6, PRINTED_2_6), (RAW_2_6_ODD, PRINTED_2_6_ODD)] {
+      assert_eq!(print_answer(raw, true), printed);
+    }
+  }
 }
