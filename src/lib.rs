@@ -20,6 +20,7 @@ pub mod config;
 pub mod diagnostics;
 pub mod executor;
 pub mod layout;
+pub mod panes;
 pub mod parse;
 pub mod reading_index;
 pub mod refresh;
