@@ -421,4 +421,122 @@ fi
       assert_eq!(print_answer(raw, true), printed);
     }
   }
+
+  /// A private tmux server (`$DSH_TEST_TMUX`, else `tmux` from `PATH`), killed when dropped.
+  struct Server {
+    tmux: String,
+    socket: std::path::PathBuf,
+    dir: tempfile::TempDir,
+  }
+
+  impl Server {
+    fn start() -> Option<Server> {
+      let tmux = std::env::var("DSH_TEST_TMUX").unwrap_or_else(|_| "tmux".into());
+      let runs = std::process::Command::new(&tmux).arg("-V").output().is_ok_and(|o| o.status.success());
+      if !runs {
+        eprintln!("no tmux: skipped");
+        return None;
+      }
+      let dir = tempfile::tempdir().unwrap();
+      let socket = dir.path().join("s");
+      let server = Server { tmux, socket, dir };
+      std::fs::create_dir_all(server.path("proj/src")).unwrap();
+      let proj = server.path("proj");
+      let src = server.path("proj/src");
+      server.tmux(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "main",
+        "-n",
+        "editor",
+        "-x",
+        "80",
+        "-y",
+        "24",
+        "-c",
+        &proj,
+        "exec sleep 60",
+      ]);
+      server.tmux(&["split-window", "-h", "-t", "%0", "-c", &src, "exec sleep 60"]);
+      Some(server)
+    }
+
+    fn path(&self, under: &str) -> String {
+      self.dir.path().canonicalize().unwrap().join(under).display().to_string()
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+      let out = std::process::Command::new(&self.tmux).arg("-S").arg(&self.socket).args(args).output().unwrap();
+      assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+      String::from_utf8(out.stdout).unwrap().trim_end().to_string()
+    }
+
+    /// Runs `command` as a process of pane `%0` would, through `PATH`'s `tmux` or the chosen one.
+    fn run(&self, command: &str) -> (i32, String) {
+      let bin = self.dir.path().join("bin");
+      std::fs::create_dir_all(&bin).unwrap();
+      let tmux =
+        std::process::Command::new("/bin/sh").arg("-c").arg(format!("command -v '{}'", self.tmux)).output().unwrap();
+      let tmux = String::from_utf8(tmux.stdout).unwrap();
+      std::os::unix::fs::symlink(tmux.trim_end(), bin.join("tmux")).ok();
+      let server_pid = self.tmux(&["display-message", "-p", "#{pid}"]);
+      let out = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(command)
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("TMUX", format!("{},{server_pid},0", self.socket.display()))
+        .env("TMUX_PANE", "%0")
+        .output()
+        .unwrap();
+      (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+  }
+
+  impl Drop for Server {
+    fn drop(&mut self) {
+      std::process::Command::new(&self.tmux).arg("-S").arg(&self.socket).arg("kill-server").output().ok();
+    }
+  }
+
+  #[test]
+  fn real_tmux_answers_the_command_with_the_windows_panes() {
+    use crate::change::{decide_injection, Injection};
+    use crate::parse::{parse_output, Pane};
+    let Some(server) = Server::start() else { return };
+    // The panes' own process stands for the agent: its tty is the pane's.
+    let pane_pid: u32 = server.tmux(&["display-message", "-t", "%0", "-p", "#{pane_pid}"]).parse().unwrap();
+    let started = std::time::Instant::now();
+    while server.tmux(&["list-panes", "-t", "%0", "-F", "#{pane_current_command}"]) != "sleep\nsleep" {
+      assert!(started.elapsed().as_secs() < 10, "the panes never ran sleep");
+      std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let (code, off) = server.run(&build_command(pane_pid, None, false));
+    assert_eq!(code, 0, "{off}");
+    let off = parse_output(&off).expect("a location");
+    let (code, on) = server.run(&build_command(pane_pid, None, true));
+    assert_eq!(code, 0, "{on}");
+    let on = parse_output(&on).expect("a location");
+    assert_eq!(off.panes, None);
+    assert_eq!((&on.location, on.automatic_rename, &on.winlinks), (&off.location, off.automatic_rename, &off.winlinks));
+    assert_eq!((on.location.session_name.as_str(), on.location.window_name.as_str()), ("main", "editor"));
+    let pane = |id: &str, index: &str, path: &str| Pane {
+      id: id.into(),
+      index: index.into(),
+      command: "sleep".into(),
+      path: server.path(path),
+    };
+    assert_eq!(on.panes, Some(vec![pane("%0", "0", "proj"), pane("%1", "1", "proj/src")]));
+    let home = server.path("");
+    let Injection::Inject(reading) = decide_injection(&on, None, "1", Some(&home)) else { panic!() };
+    assert!(
+      reading.ends_with(
+        "\npane 0 %0 (this agent) command \"sleep\" path \"~/proj\"\npane 1 %1 command \"sleep\" path \"~/proj/src\""
+      ),
+      "{reading}"
+    );
+  }
 }
