@@ -111,8 +111,9 @@ fn parse_plain_line(line: &str) -> Option<Location> {
 
 /// Splits text escaped by tmux's `q:` modifier into exactly `count` fields: an unescaped `\t`
 /// separates fields, `\x` stands for `x`. Ends at the end of the text or at a newline after the
-/// last field; a newline inside an earlier field (a name holding one: `q:` leaves it raw) makes it
-/// malformed. Returns the fields and the text after that newline. One pass, linear.
+/// last field; a newline inside an earlier field (a name holding one: `q:` leaves it raw up to
+/// tmux 3.7c and escapes it after) makes it malformed. Returns the fields and the text after that
+/// newline. One pass, linear.
 fn split_escaped(text: &str, count: usize) -> Option<(Vec<String>, &str)> {
   split_escaped_in(text, count, false)
 }
@@ -131,6 +132,8 @@ fn split_escaped_in(text: &str, count: usize, newlines_inside: bool) -> Option<(
           }
           fields.push(String::new());
         }
+        // tmux after 3.7c escapes a newline too (its master, d57d75de): still malformed.
+        Some((_, '\n')) if !newlines_inside => return None,
         Some((_, other)) => fields.last_mut()?.push(other),
         None => fields.last_mut()?.push('\\'),
       },
@@ -374,6 +377,21 @@ pub(crate) mod tests {
     assert_eq!(read(&our_output(&l)), None);
     let l = loc("real\nsession", "w");
     assert_eq!(read(&our_output(&l)), None);
+  }
+
+  #[test]
+  fn a_newline_escaped_by_a_later_tmux_is_still_no_name() {
+    // tmux after 3.7c (its format_quote_shell) escapes a newline and a tab with a backslash.
+    let record =
+      |session: &str| format!("{ESCAPED_LINE_MARKER}\\t{session}\\t1\\tw\\t0\\t\\%3\\t1\\t1\\tb25f,80x24,0,0,3\\t0\n");
+    assert_eq!(read(&record("main\\\ttab")).unwrap().session_name, "main\ttab");
+    assert_eq!(read(&record("top\\\nsession x")), None, "a session name holding a newline");
+    let l = loc("view", "w");
+    let split = format!("{WINLINK_LINE_MARKER}\\t$0\\t1\\t0\\ttop\\\n\\t$0\n");
+    let out = format!("{}{}{split}", our_output(&l), winlink_line(3, "0", "1", "view"));
+    assert_eq!(read(&out).unwrap().session_name, "view");
+    let roster = format!("{}{PANE_LINE_MARKER}\\t\\%3\\t0\\tnode\\t/a\\\nb\\t\\%3\n", our_output(&l));
+    assert_eq!(parse_output(&roster).unwrap().panes, Some(vec![pane("%3", "0", "node", "/a\nb")]));
   }
 
   #[test]
