@@ -441,25 +441,19 @@ fi
       let socket = dir.path().join("s");
       let server = Server { tmux, socket, dir };
       std::fs::create_dir_all(server.path("proj/src")).unwrap();
-      let proj = server.path("proj");
-      let src = server.path("proj/src");
-      server.tmux(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "main",
-        "-n",
-        "editor",
-        "-x",
-        "80",
-        "-y",
-        "24",
-        "-c",
-        &proj,
-        "exec sleep 60",
-      ]);
+      let (proj, src) = (server.path("proj"), server.path("proj/src"));
+      let new_session = "-f /dev/null new-session -d -s main -n editor -x 80 -y 24 -c";
+      let started = std::process::Command::new(&server.tmux)
+        .arg("-S")
+        .arg(&server.socket)
+        .args(new_session.split(' '))
+        .args([&proj, "exec sleep 60"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+      if !started {
+        eprintln!("tmux could not start a server here: skipped");
+        return None;
+      }
       server.tmux(&["split-window", "-h", "-t", "%0", "-c", &src, "exec sleep 60"]);
       Some(server)
     }
