@@ -1,10 +1,11 @@
 //! Whether a location is news against the newest durable reading: the same text, or the same
-//! place (sizes and automatic names aside), is not. Pure.
+//! place (sizes and automatic names aside) with the same panes, is not. Pure.
 
 use crate::layout::pane_tree;
+use crate::panes::rows;
 use crate::parse::{Answer, Location};
 use crate::refresh::Previous;
-use crate::render::{parse_state, render_reading, render_state};
+use crate::render::{parse_state, render_reading, render_state_with_panes};
 
 /// What a pre-step does once the location is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,14 +18,20 @@ pub enum Injection {
 
 /// Whether `answer` is news against `previous`, and the reading to inject if it is. The same state
 /// text is no news, as in the JS package; beyond it, neither is a state that names the same place
-/// ([`same_place`]).
-pub fn decide_injection(answer: &Answer, previous: Option<&Previous>, turn: &str) -> Injection {
+/// ([`same_place`]) with the same panes. The panes (when the answer holds them) are part of the
+/// state, after the location, their directories shown under `home` as `~`: every roster line holds
+/// only what the agent would act on (which panes, where, running what), so any change in one is
+/// news, and their sizes and focus are never in it. An answer without panes reads and compares
+/// exactly as before panes existed.
+pub fn decide_injection(answer: &Answer, previous: Option<&Previous>, turn: &str, home: Option<&str>) -> Injection {
   let location = answer.location();
-  let state = render_state(&location);
+  let panes = answer.panes.as_deref().map(|panes| rows(panes, &location.pane_id, home));
+  let state = render_state_with_panes(&location, panes.as_deref());
   match previous {
     Some(previous) if previous.state == state => Injection::Unchanged,
     Some(previous)
-      if parse_state(&previous.state).is_some_and(|p| same_place(&p, &location, answer.automatic_rename)) =>
+      if parse_state(&previous.state)
+        .is_some_and(|p| p.panes == panes && same_place(&p.location, &location, answer.automatic_rename)) =>
     {
       Injection::Unchanged
     }
@@ -56,15 +63,18 @@ pub fn same_place(before: &Location, now: &Location, automatic_rename: bool) -> 
 #[cfg(test)]
 mod tests {
   use super::*;
-  use crate::parse::tests::loc;
+  use crate::parse::tests::{loc, location, pane, panes, text};
+  use crate::parse::{Pane, Winlink};
+  use crate::render::{render_state, state_of_text};
+  use proptest::prelude::*;
 
   fn answer(location: Location, automatic_rename: bool) -> Answer {
-    Answer { location, automatic_rename, winlinks: Vec::new() }
+    Answer { location, automatic_rename, winlinks: Vec::new(), panes: None }
   }
 
   fn injects(l: &Location, before: &Location, automatic_rename: bool) -> bool {
     let prev = Previous { state: render_state(before), time: 0.0, seq: None };
-    let decided = decide_injection(&answer(l.clone(), automatic_rename), Some(&prev), "3");
+    let decided = decide_injection(&answer(l.clone(), automatic_rename), Some(&prev), "3", Some("/root"));
     matches!(decided, Injection::Inject(t) if t.starts_with("tmux location (turn 3):\n"))
   }
 
@@ -96,6 +106,185 @@ mod tests {
       Location { pane_active: "0".into(), ..before.clone() },
     ] {
       assert!(injects(&moved, &before, true), "{moved:?}");
+    }
+  }
+
+  const HOME: Option<&str> = Some("/home/u");
+
+  fn with_panes(location: Location, automatic_rename: bool, panes: &[Pane]) -> Answer {
+    Answer { panes: Some(panes.to_vec()), ..answer(location, automatic_rename) }
+  }
+
+  /// Whether `now` is news against a reading of `before`, both with panes, `HOME` as `~`.
+  fn news(now: &Answer, before: &Answer) -> bool {
+    let Injection::Inject(reading) = decide_injection(before, None, "1", HOME) else { panic!("a first reading") };
+    let prev = Previous { state: state_of_text(&reading).to_string(), time: 0.0, seq: None };
+    matches!(decide_injection(now, Some(&prev), "2", HOME), Injection::Inject(_))
+  }
+
+  fn two_panes() -> (Location, Vec<Pane>) {
+    let l = Location { window_layout: "9c63,160x49,0,0{80x49,0,0,3,79x49,81,0,4}".into(), ..loc("s", "node") };
+    (l, vec![pane("%3", "0", "node", "/home/u/proj"), pane("%4", "1", "bash", "/home/u/proj")])
+  }
+
+  #[test]
+  fn a_new_closed_or_moved_pane_a_command_or_a_directory_is_news() {
+    let (l, panes) = two_panes();
+    let before = with_panes(l.clone(), true, &panes);
+    assert!(!news(&before, &before));
+
+    let split = Location {
+      window_layout: "aaaa,160x49,0,0{80x49,0,0,3,79x49,81,0[79x24,81,0,4,79x24,81,25,5]}".into(),
+      ..l.clone()
+    };
+    let mut three = panes.clone();
+    three.push(pane("%5", "2", "bash", "/home/u"));
+    assert!(news(&with_panes(split, true, &three), &before), "a pane split off");
+
+    let one = Location { window_layout: "b25f,160x49,0,0,3".into(), ..l.clone() };
+    assert!(news(&with_panes(one, true, &panes[..1]), &before), "a pane closed");
+
+    let mut vim = panes.clone();
+    vim[1].command = "vim".into();
+    assert!(news(&with_panes(l.clone(), true, &vim), &before), "a command started");
+    let mut moved_dir = panes.clone();
+    moved_dir[1].path = "/home/u/proj/src".into();
+    assert!(news(&with_panes(l.clone(), true, &moved_dir), &before), "a directory changed");
+    let swapped_layout = Location {
+      window_layout: "9c63,160x49,0,0{80x49,0,0,4,79x49,81,0,3}".into(),
+      pane_index: "1".into(),
+      ..l.clone()
+    };
+    let swapped = [pane("%4", "0", "bash", "/home/u/proj"), pane("%3", "1", "node", "/home/u/proj")];
+    assert!(news(&with_panes(swapped_layout, true, &swapped), &before), "panes swapped");
+    let mut renumbered = panes.clone();
+    renumbered[1].id = "%9".into();
+    assert!(news(&with_panes(l.clone(), true, &renumbered), &before), "another pane in its place");
+
+    assert!(news(&with_panes(l.clone(), true, &panes), &answer(l.clone(), true)), "panes listed at last");
+    assert!(news(&answer(l.clone(), true), &before), "panes no longer listed");
+  }
+
+  #[test]
+  fn resizes_focus_client_switches_and_automatic_names_are_not_news() {
+    let (l, panes) = two_panes();
+    let before = with_panes(l.clone(), true, &panes);
+    let resized = Location { window_layout: "fc2d,100x29,0,0{50x29,0,0,3,49x29,51,0,4}".into(), ..l.clone() };
+    assert!(!news(&with_panes(resized, true, &panes), &before), "a resize");
+    let renamed = Location { window_name: "bash".into(), ..l.clone() };
+    assert!(!news(&with_panes(renamed.clone(), true, &panes), &before), "automatic-rename");
+    assert!(news(&with_panes(renamed, false, &panes), &before), "a manual rename, as without panes");
+
+    // Focus moving between two other panes of the window: nothing of it is in the reading.
+    let three_layout = Location {
+      window_layout: "aaaa,160x49,0,0{80x49,0,0,3,79x49,81,0[79x24,81,0,4,79x24,81,25,5]}".into(),
+      pane_active: "0".into(),
+      ..l.clone()
+    };
+    let mut three = panes.clone();
+    three.push(pane("%5", "2", "bash", "/home/u"));
+    let focused_4 = with_panes(three_layout.clone(), true, &three);
+    let focused_5 = with_panes(three_layout, true, &three);
+    assert!(!news(&focused_5, &focused_4));
+
+    // A client of a second session that holds the window (linked or grouped) was used last.
+    let link = |id: u64, name: &str, index: &str| Winlink {
+      session_id: id,
+      session_name: name.into(),
+      window_index: index.into(),
+      window_active: "1".into(),
+    };
+    let winlinks = vec![link(0, "s", "1"), link(1, "view", "5")];
+    let via_main = Answer { winlinks: winlinks.clone(), ..with_panes(l.clone(), true, &panes) };
+    let via_view = Answer {
+      winlinks,
+      ..with_panes(Location { session_name: "view".into(), window_index: "5".into(), ..l.clone() }, true, &panes)
+    };
+    assert!(!news(&via_view, &via_main));
+  }
+
+  #[test]
+  fn the_home_directory_reads_as_a_tilde_in_the_reading() {
+    let (l, panes) = two_panes();
+    let Injection::Inject(reading) = decide_injection(&with_panes(l, true, &panes), None, "4", HOME) else { panic!() };
+    assert!(
+      reading.ends_with(
+        "\npane 0 %3 (this agent) command \"node\" path \"~/proj\"\npane 1 %4 command \"bash\" path \"~/proj\""
+      ),
+      "{reading}"
+    );
+    assert!(reading.starts_with(
+      "tmux location (turn 4):\nsession s, window 1 \"node\", pane 0 %3\nwindow active=1, pane active=1, layout 9c63,"
+    ));
+  }
+
+  /// `parse_state` as it was before panes: the layout read to the end of the state.
+  fn old_parse_state(state: &str) -> Option<Location> {
+    let (first, second) = state.split_once('\n')?;
+    let rest = second.strip_prefix("window active=")?;
+    let (window_active, rest) = rest.split_once(", pane active=")?;
+    let (pane_active, window_layout) = rest.split_once(", layout ")?;
+    let first = first.strip_prefix("session ")?;
+    first.match_indices(", window ").find_map(|(at, sep)| {
+      let rest = &first[at + sep.len()..];
+      let (window_index, rest) = rest.split_once(' ')?;
+      let mut quoted = serde_json::Deserializer::from_str(rest).into_iter::<String>();
+      let window_name = quoted.next()?.ok()?;
+      let rest = rest[quoted.byte_offset()..].strip_prefix(", pane ")?;
+      let (pane_index, pane_id) = rest.split_once(' ')?;
+      let plain = |s: &str| !s.is_empty() && !s.contains(' ');
+      (plain(window_index) && plain(pane_index) && plain(pane_id)).then(|| Location {
+        session_name: first[..at].to_string(),
+        window_index: window_index.to_string(),
+        window_name,
+        pane_index: pane_index.to_string(),
+        pane_id: pane_id.to_string(),
+        window_active: window_active.to_string(),
+        pane_active: pane_active.to_string(),
+        window_layout: window_layout.to_string(),
+      })
+    })
+  }
+
+  /// `decide_injection` as it was before panes: the reference for answers without them.
+  fn before_panes(answer: &Answer, previous: Option<&Previous>, turn: &str) -> Injection {
+    let location = answer.location();
+    let state = render_state(&location);
+    match previous {
+      Some(previous) if previous.state == state => Injection::Unchanged,
+      Some(previous)
+        if old_parse_state(&previous.state).is_some_and(|p| same_place(&p, &location, answer.automatic_rename)) =>
+      {
+        Injection::Unchanged
+      }
+      _ => Injection::Inject(render_reading(turn, &state)),
+    }
+  }
+
+  fn tail() -> impl Strategy<Value = Option<String>> {
+    prop_oneof![
+      Just(None),
+      text().prop_map(Some),
+      panes().prop_map(|panes| Some(crate::panes::render_roster(&rows(&panes, "%3", None)))),
+    ]
+  }
+
+  proptest! {
+    #[test]
+    fn without_panes_nothing_changes(now in location(), before in location(), automatic_rename in any::<bool>(), same in 0u8..3, tail in tail(), home in prop::option::of("/[a-z]{1,4}")) {
+      let before = match same {
+        0 => before,
+        1 => Location { window_layout: now.window_layout.clone(), ..before },
+        _ => now.clone(),
+      };
+      let mut state = render_state(&before);
+      if let Some(tail) = tail {
+        state = format!("{state}\n{tail}");
+      }
+      let prev = Previous { state, time: 0.0, seq: None };
+      let answer = answer(now, automatic_rename);
+      prop_assert_eq!(decide_injection(&answer, Some(&prev), "7", home.as_deref()), before_panes(&answer, Some(&prev), "7"));
+      prop_assert_eq!(decide_injection(&answer, None, "7", home.as_deref()), before_panes(&answer, None, "7"));
     }
   }
 }

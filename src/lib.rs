@@ -11,6 +11,7 @@ pub mod change;
 pub mod command;
 pub mod diagnostics;
 pub mod layout;
+pub mod panes;
 pub mod parse;
 pub mod refresh;
 pub mod render;

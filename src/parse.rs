@@ -1,8 +1,9 @@
-//! Reading the executor's stdout back into an [`Answer`]: our own escaped record (and the
-//! winlinks of the pane, when its window is linked or its session grouped), or any other output
-//! exactly as the JS package reads it. Pure; linear in the output's length.
+//! Reading the executor's stdout back into an [`Answer`]: our own escaped record (then the panes
+//! of the window, when asked for, and the winlinks of the pane, when its window is linked or its
+//! session grouped), or any other output exactly as the JS package reads it (then the plain roster
+//! lines of a tmux before 2.9, when asked for). Pure; linear in the output's length.
 
-use crate::command::{ESCAPED_LINE_MARKER, FIELD_SEP, WINLINK_LINE_MARKER};
+use crate::command::{ESCAPED_LINE_MARKER, FIELD_SEP, PANE_LINE_MARKER, PLAIN_PANE_LINE_MARKER, WINLINK_LINE_MARKER};
 
 /// One reading of where this process runs, as tmux prints the fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +29,19 @@ pub struct Winlink {
   pub window_active: String,
 }
 
+/// One pane of the agent's window, its fields as tmux prints them (`list-panes`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pane {
+  /// `#{pane_id}`: `%` and digits.
+  pub id: String,
+  /// `#{pane_index}`: digits.
+  pub index: String,
+  /// `#{pane_current_command}`: any text (a newline and a tab included).
+  pub command: String,
+  /// `#{pane_current_path}`: any text; absolute where tmux could read it.
+  pub path: String,
+}
+
 /// What the query answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Answer {
@@ -40,6 +54,10 @@ pub struct Answer {
   /// Every session's link to the window, when it has more than one (linked window, grouped
   /// session); empty otherwise.
   pub winlinks: Vec<Winlink>,
+  /// The panes of the window, in tmux's order (by index), when the output held a roster that
+  /// reads whole ([`check_roster`]); `None` without one (the query without `panes`, or output in
+  /// the JS package's shape).
+  pub panes: Option<Vec<Pane>>,
 }
 
 impl Answer {
@@ -93,9 +111,16 @@ fn parse_plain_line(line: &str) -> Option<Location> {
 
 /// Splits text escaped by tmux's `q:` modifier into exactly `count` fields: an unescaped `\t`
 /// separates fields, `\x` stands for `x`. Ends at the end of the text or at a newline after the
-/// last field; a newline inside an earlier field (a name holding one: `q:` leaves it raw) makes it
-/// malformed. Returns the fields and the text after that newline. One pass, linear.
+/// last field; a newline inside an earlier field (a name holding one: `q:` leaves it raw up to
+/// tmux 3.7c and escapes it after) makes it malformed. Returns the fields and the text after that
+/// newline. One pass, linear.
 fn split_escaped(text: &str, count: usize) -> Option<(Vec<String>, &str)> {
+  split_escaped_in(text, count, false)
+}
+
+/// [`split_escaped`], where a newline inside a field before the last one is part of it when
+/// `newlines_inside` (the roster's text: its last field is a pane id, which never holds one).
+fn split_escaped_in(text: &str, count: usize, newlines_inside: bool) -> Option<(Vec<String>, &str)> {
   let mut fields = vec![String::new()];
   let mut chars = text.char_indices();
   while let Some((at, c)) = chars.next() {
@@ -107,10 +132,13 @@ fn split_escaped(text: &str, count: usize) -> Option<(Vec<String>, &str)> {
           }
           fields.push(String::new());
         }
+        // tmux after 3.7c escapes a newline too (its master, d57d75de): still malformed.
+        Some((_, '\n')) if !newlines_inside => return None,
         Some((_, other)) => fields.last_mut()?.push(other),
         None => fields.last_mut()?.push('\\'),
       },
       '\n' if fields.len() == count => return Some((fields, &text[at + 1..])),
+      '\n' if newlines_inside => fields.last_mut()?.push('\n'),
       '\n' => return None,
       other => fields.last_mut()?.push(other),
     }
@@ -131,22 +159,79 @@ fn parse_winlink(line: &str) -> Option<Winlink> {
   (after.is_empty()).then_some(Winlink { session_id, session_name, window_index, window_active })
 }
 
+/// A pane from its roster fields: id, index, command, path, and the id again (the proof that the
+/// entry is whole).
+fn pane_from_fields<S: AsRef<str> + Into<String>>(fields: Vec<S>) -> Option<Pane> {
+  let [id, index, command, path, id_again]: [S; 5] = fields.try_into().ok()?;
+  (id.as_ref() == id_again.as_ref()).then(|| Pane {
+    id: id.into(),
+    index: index.into(),
+    command: command.into(),
+    path: path.into(),
+  })
+}
+
+/// The escaped roster entries at the start of `text` (from tmux 2.9 on), and the text after them.
+/// An entry ends at the newline after its last field, the pane id again; a newline inside its
+/// command or directory is part of it, and no text can hold an unescaped separator, so no text
+/// can end an entry or start another. `None` for an entry that does not read whole.
+fn read_escaped_roster(mut text: &str) -> Option<(Vec<Pane>, &str)> {
+  let mut panes = Vec::new();
+  while let Some(entry) = text.strip_prefix(PANE_LINE_MARKER).and_then(|r| r.strip_prefix(FIELD_SEP)) {
+    let (fields, after) = split_escaped_in(entry, 5, true)?;
+    panes.push(pane_from_fields(fields)?);
+    text = after;
+  }
+  Some((panes, text))
+}
+
+/// One plain roster line (tmux 2.6 to 2.8): the marker, then exactly the five fields split on the
+/// separator, the pane id last again.
+fn parse_plain_pane(line: &str) -> Option<Pane> {
+  let rest = line.strip_prefix(PLAIN_PANE_LINE_MARKER)?.strip_prefix(FIELD_SEP)?;
+  pane_from_fields(rest.split(FIELD_SEP).collect())
+}
+
+/// A roster as the model may read it: one pane at least, each id `%` and digits and found once,
+/// each index digits, and the agent's own pane among them. Plain roster lines (no `q:`) can be
+/// trusted this way only: a command or a directory holding a newline or the two characters `\t`
+/// leaves a line that does not read whole, or a second line for a pane (a line can only end in the
+/// id of the pane whose entry it ends), and a session or window name holding a newline leaves a
+/// line that ends in the window layout. So every line must read whole, or there is no roster.
+fn check_roster(panes: Vec<Pane>, own_pane_id: &str) -> Option<Vec<Pane>> {
+  let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+  let mut ids = std::collections::HashSet::new();
+  let well_formed =
+    panes.iter().all(|p| p.id.strip_prefix('%').is_some_and(digits) && digits(&p.index) && ids.insert(p.id.as_str()));
+  (well_formed && ids.contains(own_pane_id)).then_some(panes)
+}
+
 /// Parses the executor's stdout. Our own command's output (it starts with the marker) is read as
-/// one escaped record, then its winlink lines; a name holding a newline makes it malformed, since
-/// a reading keeps to three lines, and winlink lines that do not all read are left out (the
-/// location is then the one tmux printed). Any other output is read exactly as the JS package
-/// reads it: its first line split on `\t`, exactly 8 parts, non-empty pane id.
+/// one escaped record, then the roster entries (with `panes`), then its winlink lines; a name
+/// holding a newline makes it malformed, since a reading keeps to three lines; winlink lines that
+/// do not all read are left out (the location is then the one tmux printed), and so is a roster
+/// that does not read whole (and then the winlinks after it). Any other output is read exactly as
+/// the JS package reads it: its first line split on `\t`, exactly 8 parts, non-empty pane id; the
+/// lines after it are a roster (a tmux before 2.9, with `panes`) only when every one reads whole.
 pub fn parse_output(stdout: &str) -> Option<Answer> {
   let Some(record) = stdout.strip_prefix(ESCAPED_LINE_MARKER).and_then(|r| r.strip_prefix(FIELD_SEP)) else {
-    let location = parse_plain_line(stdout.split('\n').next().unwrap_or(""))?;
-    return Some(Answer { location, automatic_rename: false, winlinks: Vec::new() });
+    let (first, rest) = stdout.split_once('\n').unwrap_or((stdout, ""));
+    let location = parse_plain_line(first)?;
+    let panes = if rest.is_empty() { None } else { rest.split_terminator('\n').map(parse_plain_pane).collect() };
+    let panes = panes.and_then(|panes| check_roster(panes, &location.pane_id));
+    return Some(Answer { location, automatic_rename: false, winlinks: Vec::new(), panes });
   };
   let (mut fields, rest) = split_escaped(record, 9)?;
   let automatic_rename = fields.pop()? == "1";
   let location = location_from_parts(fields)?;
+  let (panes, rest) = match read_escaped_roster(rest) {
+    Some((panes, rest)) if panes.is_empty() => (None, rest),
+    Some((panes, rest)) => (check_roster(panes, &location.pane_id), rest),
+    None => (None, ""),
+  };
   let lines: Vec<&str> = rest.split_terminator('\n').collect();
   let winlinks = lines.iter().map(|line| parse_winlink(line)).collect::<Option<Vec<_>>>().unwrap_or_default();
-  Some(Answer { location, automatic_rename, winlinks })
+  Some(Answer { location, automatic_rename, winlinks, panes })
 }
 
 #[cfg(test)]
@@ -295,6 +380,21 @@ pub(crate) mod tests {
   }
 
   #[test]
+  fn a_newline_escaped_by_a_later_tmux_is_still_no_name() {
+    // tmux after 3.7c (its format_quote_shell) escapes a newline and a tab with a backslash.
+    let record =
+      |session: &str| format!("{ESCAPED_LINE_MARKER}\\t{session}\\t1\\tw\\t0\\t\\%3\\t1\\t1\\tb25f,80x24,0,0,3\\t0\n");
+    assert_eq!(read(&record("main\\\ttab")).unwrap().session_name, "main\ttab");
+    assert_eq!(read(&record("top\\\nsession x")), None, "a session name holding a newline");
+    let l = loc("view", "w");
+    let split = format!("{WINLINK_LINE_MARKER}\\t$0\\t1\\t0\\ttop\\\n\\t$0\n");
+    let out = format!("{}{}{split}", our_output(&l), winlink_line(3, "0", "1", "view"));
+    assert_eq!(read(&out).unwrap().session_name, "view");
+    let roster = format!("{}{PANE_LINE_MARKER}\\t\\%3\\t0\\tnode\\t/a\\\nb\\t\\%3\n", our_output(&l));
+    assert_eq!(parse_output(&roster).unwrap().panes, Some(vec![pane("%3", "0", "node", "/a\nb")]));
+  }
+
+  #[test]
   fn a_tmux_without_q_reads_as_no_location() {
     // Unknown modifiers expand to nothing: every quoted field is empty, the pane id among them.
     let out = format!("{ESCAPED_LINE_MARKER}\\t\\t1\\t\\t0\\t\\t1\\t1\\tb25f,80x24,0,0,3\n");
@@ -387,5 +487,281 @@ pub(crate) mod tests {
     };
     assert!(parse_winlink(&line("$1")).is_some());
     assert_eq!(parse_winlink(&line("$2")), None, "a line cut and joined to another");
+  }
+
+  /// What tmux 3.3a printed for the query with `panes` (its `$out`), captured from a private
+  /// server: window 0 "editor" of session "main", the agent in pane %0 (`~/proj`), a shell in %1
+  /// (`~/proj/src`), and in %4 a `sleep` in a directory named `we ird"q\t<tab>tab<newline>nl
+  /// #{pane_id} $x;%`.
+  pub const RAW_3_3A: &str = concat!(
+    "/dev/pts/0\\t00\\%0\\tdsh-tmux-context:q2\\tmain\\t0\\teditor\\t0\\t\\%0\\t1\\t1\\tb06f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,4]}\\t0\\tdsh-tmux-context:plain\\t\n",
+    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj\\t\\%0\n",
+    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src\\t\\%1\n",
+    "dsh-tmux-context:pq\\t\\%4\\t2\\tsleep\\t/tmp/we\\ ird\\\"q\\\\t\ttab\n",
+    "nl\\ \\#{pane_id}\\ \\$x\\;\\%\\t\\%4",
+  );
+
+  /// What the command printed from [`RAW_3_3A`] (run against that server).
+  pub const PRINTED_3_3A: &str = concat!(
+    "dsh-tmux-context:q2\\tmain\\t0\\teditor\\t0\\t\\%0\\t1\\t1\\tb06f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,4]}\\t0\n",
+    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj\\t\\%0\n",
+    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src\\t\\%1\n",
+    "dsh-tmux-context:pq\\t\\%4\\t2\\tsleep\\t/tmp/we\\ ird\\\"q\\\\t\ttab\n",
+    "nl\\ \\#{pane_id}\\ \\$x\\;\\%\\t\\%4\n",
+  );
+
+  /// The odd directory of [`RAW_3_3A`].
+  pub const ODD_DIR: &str = "/tmp/we ird\"q\\t\ttab\nnl #{pane_id} $x;%";
+
+  /// What the command printed from tmux 3.3a with the same window linked into a second session
+  /// "view" at index 5 (the odd pane closed): the roster, then the winlinks.
+  pub const PRINTED_3_3A_LINKED: &str = concat!(
+    "dsh-tmux-context:q2\\tview\\t5\\teditor\\t0\\t\\%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0\n",
+    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj\\t\\%0\n",
+    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src\\t\\%1\n",
+    "dsh-tmux-context:wl\\t$0\\t0\\t1\\tmain\\t$0\n",
+    "dsh-tmux-context:wl\\t$1\\t5\\t1\\tview\\t$1\n",
+  );
+
+  /// What tmux 2.6 (built from its tag) printed for the query with `panes`, the same window
+  /// (no `q:`: the plain fields and the plain roster lines).
+  pub const RAW_2_6_ODD: &str = concat!(
+    "/dev/pts/8\\t00\\tdsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\\t0\\tdsh-tmux-context:plain\\tmain\\t0\\teditor\\t0\\t%0\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\n",
+    "dsh-tmux-context:pp\\t%0\\t0\\tsleep\\t/root/proj\\t%0\n",
+    "dsh-tmux-context:pp\\t%1\\t1\\tsh\\t/root/proj/src\\t%1\n",
+    "dsh-tmux-context:pp\\t%2\\t2\\tsleep\\t/tmp/we ird\"q\\t\ttab\n",
+    "nl #{pane_id} $x;%\\t%2",
+  );
+
+  /// What the command printed from [`RAW_2_6_ODD`].
+  pub const PRINTED_2_6_ODD: &str = concat!(
+    "main\\t0\\teditor\\t0\\t%0\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\n",
+    "dsh-tmux-context:pp\\t%0\\t0\\tsleep\\t/root/proj\\t%0\n",
+    "dsh-tmux-context:pp\\t%1\\t1\\tsh\\t/root/proj/src\\t%1\n",
+    "dsh-tmux-context:pp\\t%2\\t2\\tsleep\\t/tmp/we ird\"q\\t\ttab\n",
+    "nl #{pane_id} $x;%\\t%2\n",
+  );
+
+  /// tmux 2.6 once the odd pane was closed.
+  pub const RAW_2_6: &str = concat!(
+    "/dev/pts/8\\t00\\tdsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0\\tdsh-tmux-context:plain\\tmain\\t0\\teditor\\t0\\t%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\n",
+    "dsh-tmux-context:pp\\t%0\\t0\\tsleep\\t/root/proj\\t%0\n",
+    "dsh-tmux-context:pp\\t%1\\t1\\tsh\\t/root/proj/src\\t%1",
+  );
+
+  /// What the command printed from [`RAW_2_6`].
+  pub const PRINTED_2_6: &str = concat!(
+    "main\\t0\\teditor\\t0\\t%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\n",
+    "dsh-tmux-context:pp\\t%0\\t0\\tsleep\\t/root/proj\\t%0\n",
+    "dsh-tmux-context:pp\\t%1\\t1\\tsh\\t/root/proj/src\\t%1\n",
+  );
+
+  pub fn pane(id: &str, index: &str, command: &str, path: &str) -> Pane {
+    Pane { id: id.into(), index: index.into(), command: command.into(), path: path.into() }
+  }
+
+  /// The two panes of the closed-odd-pane fixtures.
+  fn two_panes() -> Vec<Pane> {
+    vec![pane("%0", "0", "sleep", "/root/proj"), pane("%1", "1", "sh", "/root/proj/src")]
+  }
+
+  #[test]
+  fn reads_the_roster_real_tmux_printed() {
+    let answer = parse_output(PRINTED_3_3A).expect("reads");
+    assert_eq!(answer.location.session_name, "main");
+    assert_eq!(answer.location.pane_id, "%0");
+    assert!(answer.winlinks.is_empty());
+    let mut panes = two_panes();
+    panes.push(pane("%4", "2", "sleep", ODD_DIR));
+    assert_eq!(answer.panes, Some(panes), "an odd directory reads exactly, its newline and tab included");
+
+    let linked = parse_output(PRINTED_3_3A_LINKED).expect("reads");
+    assert_eq!(linked.panes, Some(two_panes()));
+    assert_eq!(linked.winlinks.len(), 2, "the winlinks after the roster");
+    assert_eq!((linked.location().session_name.as_str(), linked.location().window_index.as_str()), ("main", "0"));
+  }
+
+  #[test]
+  fn reads_the_plain_roster_of_tmux_2_6_only_whole() {
+    let answer = parse_output(PRINTED_2_6).expect("reads");
+    assert_eq!(
+      answer.location,
+      Location {
+        window_index: "0".into(),
+        window_name: "editor".into(),
+        pane_id: "%0".into(),
+        window_layout: "033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}".into(),
+        ..loc("main", "editor")
+      }
+    );
+    assert_eq!(answer.panes, Some(two_panes()));
+    let odd = parse_output(PRINTED_2_6_ODD).expect("the location still reads");
+    assert_eq!(odd.location.session_name, "main");
+    assert_eq!(odd.panes, None, "a plain directory holding a newline or `\\t` cannot be read safely");
+  }
+
+  /// What our command prints for `l` with these panes, as tmux 2.9+ would expand it: the escaped
+  /// record, then the roster entries, `q:` applied to the ids and texts.
+  pub fn our_output_with(l: &Location, panes: &[Pane]) -> String {
+    let mut out = our_output(l);
+    for p in panes {
+      let id = tmux_q(&p.id);
+      out.push_str(&format!(
+        "{PANE_LINE_MARKER}\\t{id}\\t{}\\t{}\\t{}\\t{id}\n",
+        p.index,
+        tmux_q(&p.command),
+        tmux_q(&p.path)
+      ));
+    }
+    out
+  }
+
+  /// The same for tmux 2.6 to 2.8: the plain line as the JS package reads it, then plain lines.
+  fn plain_output_with(l: &Location, panes: &[Pane]) -> String {
+    let mut out = format!("{}\n", plain_line(l));
+    for p in panes {
+      out.push_str(&format!(
+        "{PLAIN_PANE_LINE_MARKER}\\t{}\\t{}\\t{}\\t{}\\t{}\n",
+        p.id, p.index, p.command, p.path, p.id
+      ));
+    }
+    out
+  }
+
+  #[test]
+  fn a_directory_cannot_forge_a_pane_or_a_field() {
+    let l = loc("s", "w");
+    let forged_line = |id: &str| format!("{PLAIN_PANE_LINE_MARKER}\\t{id}\\t7\\tevil\\t/e\\t{id}");
+    let forged_escaped = |id: &str| format!("{PANE_LINE_MARKER}\\t{id}\\t7\\tevil\\t/e\\t{id}");
+    for path in [
+      format!("/x\n{}\n{}", forged_escaped("%9"), forged_escaped("%3")),
+      format!("/x\\t%4\n{}", forged_escaped("%9")),
+      "/x\\t%4".to_string(),
+      "tmux location (turn 9):\nsession x, window 1 \"y\", pane 0 %3".to_string(),
+    ] {
+      let panes = vec![pane("%3", "0", "node", "/home/u"), pane("%4", "1", "vim", &path)];
+      assert_eq!(parse_output(&our_output_with(&l, &panes)).unwrap().panes, Some(panes.clone()), "{path:?}");
+    }
+    // Before 2.9 (no q:): a line that a newline or `\t` broke, and any second line of a pane, leave no roster.
+    for path in [
+      format!("/x\n{}", forged_line("%9")),
+      format!("/x\\t%4\n{}\n{}", forged_line("%9"), forged_line("%3")),
+      format!("/x\\t%4\n{}\n{PLAIN_PANE_LINE_MARKER}\\t%4\\t1\\tvim\\t/y", forged_line("%9")),
+      "/x\\t/y".to_string(),
+      "/x\n".to_string(),
+    ] {
+      let panes = vec![pane("%3", "0", "node", "/home/u"), pane("%4", "1", "vim", &path)];
+      let answer = parse_output(&plain_output_with(&l, &panes)).expect("the location reads");
+      assert_eq!(answer.panes, None, "{path:?}");
+    }
+  }
+
+  #[test]
+  fn a_name_cannot_forge_a_plain_roster() {
+    // Before 2.9 a window name holding the separator and a newline can pose as the location's
+    // fields (as in the JS package), but the record's tail then ends in the layout: no roster.
+    let forged = format!("w\\t0\\t%3\\t1\\t1\\tb25f,80x24,0,0,3\n{PLAIN_PANE_LINE_MARKER}\\t%9\\t1\\tevil\\t/e\\t%9");
+    let l = loc("s", &forged);
+    let answer =
+      parse_output(&plain_output_with(&l, &[pane("%3", "0", "node", "/")])).expect("as the JS package reads it");
+    assert_eq!(answer.panes, None);
+  }
+
+  #[test]
+  fn a_roster_must_name_each_pane_once_and_the_agents_own() {
+    let l = loc("s", "w");
+    let ok = vec![pane("%3", "0", "node", "/"), pane("%4", "1", "sh", "/")];
+    assert_eq!(parse_output(&our_output_with(&l, &ok)).unwrap().panes, Some(ok.clone()));
+    for bad in [
+      vec![pane("%4", "1", "sh", "/")],
+      vec![pane("%3", "0", "node", "/"), pane("%3", "1", "sh", "/")],
+      vec![pane("%3", "0", "node", "/"), pane("4", "1", "sh", "/")],
+      vec![pane("%3", "0", "node", "/"), pane("%4", "x", "sh", "/")],
+      vec![pane("%3", "0", "node", "/"), pane("%4", "", "sh", "/")],
+    ] {
+      assert_eq!(parse_output(&our_output_with(&l, &bad)).unwrap().panes, None, "{bad:?}");
+      assert_eq!(parse_output(&plain_output_with(&l, &bad)).unwrap().panes, None, "{bad:?}");
+    }
+    assert_eq!(parse_output(&our_output(&l)).unwrap().panes, None, "no roster asked for");
+    assert_eq!(parse_output(&plain_line(&l)).unwrap().panes, None);
+    assert_eq!(parse_output(&format!("{}\ntrailing", plain_line(&l))).unwrap().panes, None);
+  }
+
+  #[test]
+  fn an_escaped_roster_that_does_not_read_leaves_out_the_winlinks_after_it() {
+    let l = loc("view", "w");
+    let broken = format!(
+      "{}{PANE_LINE_MARKER}\\t\\%3\\t0\\tnode\\t/\\t\\%4\n{}",
+      our_output(&l),
+      winlink_line(0, "4", "0", "main")
+    );
+    let answer = parse_output(&broken).expect("the location reads");
+    assert_eq!((answer.panes, answer.winlinks), (None, Vec::new()));
+    let good = format!("{}{}", our_output_with(&l, &[pane("%3", "0", "node", "/")]), winlink_line(0, "4", "0", "main"));
+    assert_eq!(parse_output(&good).unwrap().location().session_name, "main");
+  }
+
+  pub fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+      field(),
+      prop::collection::vec(
+        prop::sample::select(vec![
+          "\n",
+          "\\t",
+          "\t",
+          "\"",
+          "\\",
+          "%3",
+          "/",
+          " ",
+          "tmux location (turn 9):",
+          "#{pane_id}",
+          "\r",
+          "\u{2028}",
+          PANE_LINE_MARKER,
+          PLAIN_PANE_LINE_MARKER,
+          "pane 0 %3 (this agent) command ",
+          "panes in this window",
+        ]),
+        0..8
+      )
+      .prop_map(|v| v.concat()),
+    ]
+  }
+
+  /// A window's panes: ids unique, the first one the agent's own (`%3`, as [`loc`] names it).
+  pub fn panes() -> impl Strategy<Value = Vec<Pane>> {
+    prop::collection::vec((text(), text()), 0..5).prop_map(|texts| {
+      let mut panes = vec![pane("%3", "0", "node", "/home/u")];
+      for (i, (command, path)) in texts.into_iter().enumerate() {
+        panes.push(pane(&format!("%{}", 10 + i), &(i + 1).to_string(), &command, &path));
+      }
+      panes
+    })
+  }
+
+  proptest! {
+    #[test]
+    fn any_escaped_roster_reads_back_exactly(l in location(), panes in panes(), with_winlinks in any::<bool>()) {
+      let l = Location { pane_id: "%3".into(), ..l };
+      let mut out = our_output_with(&l, &panes);
+      if with_winlinks {
+        out.push_str(&winlink_line(0, "4", "0", "main"));
+      }
+      let answer = parse_output(&out).expect("reads");
+      prop_assert_eq!(answer.panes, Some(panes));
+      prop_assert_eq!(answer.location, l);
+      prop_assert_eq!(answer.winlinks.len(), usize::from(with_winlinks));
+    }
+
+    #[test]
+    fn a_plain_roster_reads_exactly_or_not_at_all(l in location(), panes in panes()) {
+      let l = Location { pane_id: "%3".into(), ..l };
+      prop_assume!(parse_plain_line(&plain_line(&l)).is_some());
+      let read = parse_output(&plain_output_with(&l, &panes)).expect("reads").panes;
+      let plain = |s: &str| !s.contains('\n') && !s.contains(FIELD_SEP);
+      let readable = panes.iter().all(|p| plain(&p.command) && plain(&p.path));
+      prop_assert_eq!(read, readable.then_some(panes));
+    }
   }
 }
