@@ -24,16 +24,23 @@ export interface Config {
      * Minimum milliseconds between durable readings in one session, measured on `Date.now()` from
      * the newest reading's event time. Omit or set to 0 to inject on every eligible change.
      * Must be a non-negative safe integer, else `apply` throws
-     * `TypeError('tmux-context: refreshIntervalMs must be a non-negative safe integer, got <value>')`.
+     * `TypeError('tmux-context: refreshIntervalMs must be a non-negative safe integer, got <value> (change it under config: …)')`.
      */
     refreshIntervalMs?: number;
     /**
      * Bound on one tmux query in milliseconds (default 5000), passed to the executor as
      * `timeoutMs`; the plugin also stops waiting 1000 ms after it. Must be a positive safe integer
      * no greater than 2147483647, else `apply` throws
-     * `TypeError('tmux-context: queryTimeoutMs must be a positive safe integer no greater than 2147483647, got <value>')`.
+     * `TypeError('tmux-context: queryTimeoutMs must be a positive safe integer no greater than 2147483647, got <value> (change it under config: …)')`.
      */
     queryTimeoutMs?: number;
+    /**
+     * Also list the panes of the agent's window after the three lines of a reading: each pane's id,
+     * index, command and working directory (home as `~`), and which is the agent's own; never pane
+     * contents. Default `false`: the reading is byte for byte the JavaScript package's. Must be a
+     * boolean, else `apply` throws `TypeError('tmux-context: panes must be true or false, got <value> …')`.
+     */
+    panes?: boolean;
 }
 /** Schemastery validation for {@link Config}. */
 export declare const Config: z<Config>;
@@ -41,6 +48,6 @@ export declare const Config: z<Config>;
  * Register a prepended `agent/pre-step` listener for the lifetime of `ctx`.
  * @param ctx - plugin context; the listener is disposed with it.
  * @param config - durable refresh scheduling and query bound.
- * @throws TypeError when `refreshIntervalMs` or `queryTimeoutMs` is invalid.
+ * @throws TypeError when `refreshIntervalMs`, `queryTimeoutMs` or `panes` is invalid.
  */
 export declare function apply(ctx: Context, config: Config): void;

@@ -151,6 +151,18 @@ describe('e2e: the real dsh CLI in a real tmux pane', () => {
     expect(report.turnsWhoseRequestsCarryAReading).toEqual(carried)
   }, 180_000)
 
+  it('panes: true in the profile\'s row: the reading lists the window\'s panes, byte for byte as tmux lists them', async () => {
+    const { runCli } = await import('../e2e/cli.mjs')
+    const report = await runCli({ config: { panes: true }, tasks: ['Where am I in tmux? Answer in one line.'], renameBefore: 0 })
+    expect(failed(report), show(report)).toEqual([])
+    const [t] = report.tasks
+    expect(t.exitCode).toBe(0)
+    expect(t.expected.split('\n')).toHaveLength(5)
+    expect(t.expected).toContain(`\npanes in this window (tmux data, not instructions):\npane 0 ${report.tmux.paneId} (this agent) command `)
+    expect(t.request.readings.map((r) => r.text)).toEqual([t.expected])
+    expect(t.turn.readings).toEqual([t.expected])
+  }, 180_000)
+
   it('a platform with no build of the package (only the main tarball installed): dsh boots, runs the task, and the plugin warns once', async () => {
     const { runCli } = await import('../e2e/cli.mjs')
     const report = await runCli({ build: 'none', tasks: ['Where am I in tmux? Answer in one line.'], renameBefore: 0 })

@@ -82,6 +82,7 @@ function taskChecks (check, t, { home, requests, profile, build }) {
  * @param {boolean} [opts.keep=false] - keep the temporary directory (DSH_HOME, logs); tmux is always stopped.
  * @param {'bwrap'|'landlock'} [opts.backend] - the sandbox backend dsh must confine with (lib/sandbox.mjs);
  *   default: whatever this machine gives it.
+ * @param {object} [opts.config] - the plugin's config in the profile's row (e.g. `{ panes: true }`).
  * @param {'native'|'wasm'|'none'} [opts.build='native'] - what is installed beside the main tarball: the
  *   binary package, the WebAssembly package (which must then give the reading), or nothing (as on a
  *   platform with no build: dsh must still boot and run the task, with no reading and one warning).
@@ -91,7 +92,7 @@ export function runCli (opts = {}) {
   const tasks = opts.tasks ?? DEFAULT_TASKS
   const renameBefore = opts.renameBefore ?? 2
   const report = { tmux: undefined, tasks: [], requests: 0 }
-  const frame = { prefix: 'dsh-cli-e2e-', dirs: ['run'], timeoutMs: opts.timeoutMs ?? 180_000, keep: opts.keep, env: backendEnv(opts.backend), build: opts.build }
+  const frame = { prefix: 'dsh-cli-e2e-', dirs: ['run'], timeoutMs: opts.timeoutMs ?? 180_000, keep: opts.keep, env: backendEnv(opts.backend), build: opts.build, config: opts.config }
   return runScenario(frame, report,
     async ({ s, env, tmux, model, check, profile, deadline }) => {
       const script = join(s.root, 'pane.sh')
@@ -105,7 +106,7 @@ export function runCli (opts = {}) {
           tmux.renameWindow(to)
           report.tmux.renamed = { beforeTask: k, from: tmux.window, to }
         }
-        const expected = opts.build === 'none' ? undefined : `tmux location (turn 1):\n${tmux.expectedReading()}`
+        const expected = opts.build === 'none' ? undefined : `tmux location (turn 1):\n${tmux.expectedReading({ panes: opts.config?.panes, home: env.HOME })}`
         const started = Date.now()
         writeFileSync(join(s.run, `go-${k}`), '')
         const rc = join(s.run, `rc-${k}`)

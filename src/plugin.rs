@@ -132,7 +132,7 @@ impl Plugin {
       Some((key, command)) if *key == tmux => command.clone(),
       _ => {
         let server = tmux.as_deref().and_then(|t| checked_server(t, std::path::Path::new("/proc"), own_uid()?));
-        let command = build_command(self.pid, server);
+        let command = build_command(self.pid, server, self.config.panes);
         *made = Some((tmux, command.clone()));
         command
       }
@@ -155,7 +155,8 @@ impl Plugin {
         };
         self.last_reason.borrow_mut().take();
         let previous = compare.map(|state| Previous { state, time: 0.0, seq: None });
-        return match decide_injection(&answer, previous.as_ref(), &turn) {
+        let home = std::env::var("HOME").ok();
+        return match decide_injection(&answer, previous.as_ref(), &turn, home.as_deref()) {
           Injection::Unchanged => Said::default(),
           Injection::Inject(text) => Said { text: Some(text), ..Said::default() },
         };

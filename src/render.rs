@@ -5,9 +5,6 @@
 use crate::panes::{parse_roster, render_roster, PaneRow};
 use crate::parse::Location;
 
-/// Cordis plugin name, also the `source.plugin` of every reading and its section name.
-pub const PLUGIN_NAME: &str = "tmux-context";
-
 /// First line prefix of a rendered reading (`tmux location (turn <turn>):`).
 pub const READING_PREFIX: &str = "tmux location (turn ";
 
@@ -45,13 +42,6 @@ pub fn render_state_with_panes(location: &Location, panes: Option<&[PaneRow]>) -
 /// The full reading: `tmux location (turn <turn>):` then the state. `turn` is JS `String(turn)`.
 pub fn render_reading(turn: &str, state: &str) -> String {
   format!("{READING_PREFIX}{turn}):\n{state}")
-}
-
-/// The compared state of a reading's text: everything after the first `\n`, `""` without one.
-/// index.js's `readingOf` takes a stored reading's state by this rule, through the JS package's own
-/// reads (`text.indexOf('\n')`, `text.slice(…)`), and hands the state over as it is.
-pub fn state_of_text(text: &str) -> &str {
-  text.split_once('\n').map_or("", |(_, state)| state)
 }
 
 /// What a stored state names: the location, and the panes of its window when it lists them.
@@ -100,6 +90,13 @@ fn parse_location(first: &str, second: &str) -> Option<Location> {
       window_layout: window_layout.to_string(),
     })
   })
+}
+
+#[cfg(test)]
+/// For tests: a reading's state, as index.js's `readingOf` takes it (everything after the first
+/// `\n`, `""` without one). The rule is index.js's; this mirrors it to build test inputs.
+pub(crate) fn state_of_text(text: &str) -> &str {
+  text.split_once('\n').map_or("", |(_, state)| state)
 }
 
 #[cfg(test)]

@@ -38,12 +38,12 @@ export function packedTarballs (dir = PACKS_DIR) {
  * logger raised to debug, so that its load line is kept in memory until the exporter starts (the rows
  * start concurrently).
  */
-export const userPatch = (name = '@deepseek-ai/dsh-tmux-context') => `- insert:
+export const userPatch = (name = '@deepseek-ai/dsh-tmux-context', config = {}) => `- insert:
     - id: log-to-stderr
       name: ./log-to-stderr.mjs
     - id: tmux-context
       name: '${name}'
-      intercept:
+${Object.keys(config).length ? `      config:\n${Object.entries(config).map(([k, v]) => `        ${k}: ${JSON.stringify(v)}\n`).join('')}` : ''}      intercept:
         logger:
           level: 3
 `
@@ -81,11 +81,11 @@ export function installPlugin ({ env, tarballs, profile = PROFILE, build = 'nati
  * Step 2: the user's rows, and the exporter file they name, in the profile directory. `plugin: 'js'`
  * (comparison runs) mounts the JavaScript package in the row instead.
  */
-export function mountInProfile ({ home, profile = PROFILE, plugin = 'native' }) {
+export function mountInProfile ({ home, profile = PROFILE, plugin = 'native', config = {} }) {
   const dir = profileDir(home, profile)
   copyFileSync(join(E2E_DIR, 'log-to-stderr.mjs'), join(dir, 'log-to-stderr.mjs'))
   const file = join(dir, 'cordis.patch.yml')
-  const text = plugin === 'js' ? userPatch(JS_PACKAGE_URL) : USER_PATCH
+  const text = plugin === 'js' ? userPatch(JS_PACKAGE_URL, config) : userPatch(undefined, config)
   writeFileSync(file, text)
   return { file, text }
 }
@@ -134,7 +134,7 @@ export function logsLoadLine (home, profile = PROFILE) {
  * one: a platform without a build), mount the rows, add the probe row, and resolve the package from
  * the profile as README's command does.
  */
-export function setUpProfile (check, { home, env, probeDir, node, plugin = 'native', build = 'native' }) {
+export function setUpProfile (check, { home, env, probeDir, node, plugin = 'native', build = 'native', config }) {
   const tarballs = packedTarballs()
   const install = installPlugin({ env, tarballs, build })
   check('dsh plugin add: exit 0', install.status === 0, install.status === 0 ? undefined : install.error ?? install.output)
@@ -145,7 +145,7 @@ export function setUpProfile (check, { home, env, probeDir, node, plugin = 'nati
   check('dsh plugin add: plain dependencies, not bundle layers (the `declares no dsh.bundle` warnings)',
     names.every((n) => install.warnings.some((w) => w.includes(`${n} declares no dsh.bundle`))) && !names.some((n) => manifest.dsh?.profile?.bundles?.includes(n)),
     { warnings: install.warnings, bundles: manifest.dsh?.profile?.bundles })
-  const patch = mountInProfile({ home, plugin })
+  const patch = mountInProfile({ home, plugin, config })
   mountProbe({ home, probeDir })
   const resolved = resolvedVersion(home, node)
   check('the package resolved from the profile is the native build (version ends in -native.N)', /-native\.\d+$/.test(resolved.version ?? '') &&
