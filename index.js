@@ -1,22 +1,20 @@
 // Package entry of @deepseek-ai/dsh-tmux-context (native). The Rust build (binding.cjs) decides what
 // to ask tmux and what its answer means; this file loads it, checks the config, reads the payload and
 // the session's log, calls the executor within our own bound, and builds the message (docs/design.md).
-import { randomUUID } from 'node:crypto'
 import { createRequire } from 'node:module'
-import { dirname } from 'node:path'
-// Node's own timers, which no fake timers replace: our bound holds on the real clock.
-import { clearTimeout, setTimeout } from 'node:timers'
 import z from '@deepseek-ai/schemastery'
 
 const require = createRequire(import.meta.url)
 const manifest = require('./package.json')
+// Node's own timers, which no fake timers replace: our bound holds on the real clock.
+const { clearTimeout, setTimeout } = require('node:timers')
 const PLUGIN = 'tmux-context'
 
 /** The build (binding.cjs's exports), or `{ unavailable }`: why none can load here. A broken install throws. */
 function load() {
-  let binding
+  let binding = direct()
   try {
-    binding = require('./binding.cjs')
+    binding ??= require('./binding.cjs')
   } catch (error) {
     if (error?.code === 'MODULE_NOT_FOUND' && String(error.message).includes("'./binding.cjs'")) {
       throw new Error(`${manifest.name}: binding.cjs is missing: this is a source checkout that was not built; run \`npm run build\`.`, { cause: error })
@@ -29,6 +27,16 @@ function load() {
   const set = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
   const cause = set ? `NAPI_RS_NATIVE_LIBRARY_PATH is set to ${set}, another package's build; unset it` : 'reinstall the package'
   throw new Error(`${manifest.name}: the build that loaded is not this package's (it lacks apply, plan and read): ${cause}.`)
+}
+
+/**
+ * This platform's binary package by name (`-gnu` on Linux, `-msvc` on Windows), unless a NAPI_RS_
+ * variable asks binding.cjs to choose: binding.cjs costs a fresh process 2–3 ms more (bench row 3a).
+ */
+function direct() {
+  if (['NAPI_RS_NATIVE_LIBRARY_PATH', 'NAPI_RS_FORCE_WASI', 'NAPI_RS_ENFORCE_VERSION_CHECK'].some((v) => process.env[v])) return undefined
+  const abi = { linux: '-gnu', win32: '-msvc' }[process.platform] ?? ''
+  return quietly(() => require(`${manifest.name}-${process.platform}-${process.arch}${abi}`))
 }
 
 const native = load()
@@ -65,15 +73,14 @@ function checkConfig(config) {
  */
 export function apply(ctx, config) {
   const checked = checkConfig(config)
-  if (native.unavailable !== undefined) {
-    ctx.logger?.warn?.(native.unavailable)
-    return
-  }
+  if (native.unavailable !== undefined) return void ctx.logger?.warn?.(native.unavailable)
   const plugin = native.apply(checked, process.pid)
   const warned = new Set()
   // A logger that throws costs only the line; `once` warns once per message.
   const log = (level, message) => message != null && !warned.has(message) && quietly(() => ctx.logger[level === 'once' ? (warned.add(message), 'warn') : level](message))
-  ctx.on('agent/pre-step', (payload, next) => preStep(ctx, plugin, checked.queryTimeoutMs, log, payload, next), { prepend: true })
+  // `ctx.get` read once: through Cordis's context proxy each read costs an Error with its stack (bench row 1a).
+  const get = ctx.get
+  ctx.on('agent/pre-step', (payload, next) => preStep(ctx, get, plugin, checked.queryTimeoutMs, log, payload, next), { prepend: true })
   log('debug', loadedLine())
 }
 
@@ -82,7 +89,7 @@ function loadedLine() {
   const wasm = native.__napiBindingTarget === 'wasm32-wasi'
   const file = Object.values(require.cache).find((m) => m?.exports === native && /\.(node|wasi\.cjs)$/.test(m.filename))?.filename
   const platform = wasm ? 'wasm32-wasi' : (file?.split('/').pop().split('.').slice(1, -1).join('.') ?? 'unknown platform')
-  return `tmux-context: ${wasm ? 'WebAssembly' : 'native'} build ${manifest.version} (${platform}) loaded from ${file ? dirname(file) : 'an unknown place'}`
+  return `tmux-context: ${wasm ? 'WebAssembly' : 'native'} build ${manifest.version} (${platform}) loaded from ${file ? file.slice(0, file.lastIndexOf('/')) : 'an unknown place'}`
 }
 
 /**
@@ -90,7 +97,7 @@ function loadedLine() {
  * build plans (one call), the executor runs the query, and the build reads its outcome (one call).
  * Nothing escapes: a failure is one warning, and the step keeps `next()`'s decision.
  */
-async function preStep(ctx, plugin, timeoutMs, log, payload, next) {
+async function preStep(ctx, get, plugin, timeoutMs, log, payload, next) {
   // Read before `next()`, as the JS package destructures the payload; a read that throws is a failed step.
   const read = quietly(() => {
     const { agent, turn, step, signal } = payload
@@ -101,11 +108,10 @@ async function preStep(ctx, plugin, timeoutMs, log, payload, next) {
     if (read === undefined) throw new TypeError('the pre-step payload cannot be read')
     const { agent, turn, step, signal, before } = read
     if (decision.kind === 'reject' || signal.aborted) return decision
-    const session = agent.session
-    const known = sessionOf(session, before)
+    const known = sessionOf(agent.session, before)
     const query = native.plan(plugin, { first: step === 1, now: Date.now(), previous: known.reading ?? undefined, ...known.facts })
     if (query === null) return decision
-    const shell = ctx.get('shell') ?? ctx.get('bash')
+    const shell = get.call(ctx, 'shell') ?? get.call(ctx, 'bash')
     const outcome = shell === undefined ? { read: { noExecutor: true } } : await ask(shell, query.command, signal, timeoutMs, log)
     const said = native.read(plugin, { turn: String(turn), compare: query.compare ?? undefined, ...outcome.read })
     log('warn', said.warn)
@@ -127,13 +133,7 @@ function quietly(read, otherwise) {
 }
 
 /** `error.message` for an `Error`, else `String(error)`: the JS package's wording. */
-function messageOf(error) {
-  try {
-    return error instanceof Error ? error.message : String(error)
-  } catch {
-    return 'an error that cannot be shown'
-  }
-}
+const messageOf = (error) => quietly(() => (error instanceof Error ? error.message : String(error)), 'an error that cannot be shown')
 
 /**
  * Runs the query through the executor: `run(resolve(request))` (`ctx.bash`, `ctx.shell` up to
@@ -150,10 +150,10 @@ async function ask(bash, command, signal, timeoutMs, log) {
   try {
     const request = { command, signal, timeoutMs, ...(viaRun ? {} : { stdoutMaxBytes: 1 << 20 }) }
     let spec = bash.resolve(request)
-    const policy = quietly(() => spec.sandboxPolicy)
-    if (quietly(() => policy.mode) === 'workspace-write') {
+    const policy = quietly(() => spec?.sandboxPolicy)
+    if (quietly(() => policy?.mode) === 'workspace-write') {
       const narrowed = bash.resolve({ ...request, sandboxPolicy: { ...policy, mode: 'read-only' } })
-      if (quietly(() => narrowed.sandboxPolicy.mode) === 'read-only') spec = narrowed
+      if (quietly(() => narrowed?.sandboxPolicy?.mode) === 'read-only') spec = narrowed
     }
     const pending = viaRun ? bash.run(spec) : resultOf(bash.execute(spec))
     const result = await withinBound(pending, Math.min(timeoutMs + 1000, 2147483647))
@@ -205,7 +205,7 @@ function enter(decision, text, ownKind) {
   const sections = freeze([freeze({ name: PLUGIN, text })])
   const source = ownKind ? { kind: PLUGIN, form: 'snapshot', sections } : { kind: 'plugin', plugin: PLUGIN, form: 'snapshot', sections }
   const content = freeze([freeze({ type: 'text', text })])
-  const reading = freeze({ content, source: freeze(source), role: 'user', id: randomUUID() })
+  const reading = freeze({ content, source: freeze(source), role: 'user', id: crypto.randomUUID() })
   return { kind: 'enter', messages: [reading, ...messages] }
 }
 
@@ -216,12 +216,8 @@ const sessions = new WeakMap()
 
 /** `agent.session.surface.replaceGeneration`, where it is a finite number (read before `next()` too, so it never throws). */
 function generationOf(agent) {
-  try {
-    const generation = agent?.session?.surface?.replaceGeneration
-    return Number.isFinite(generation) ? generation : undefined
-  } catch {
-    return undefined
-  }
+  const generation = quietly(() => agent?.session?.surface?.replaceGeneration)
+  return Number.isFinite(generation) ? generation : undefined
 }
 
 /** Whether `event` is a reading of this plugin (`source: { kind: 'plugin', plugin }`, or 0.1.7+'s `{ kind: plugin }`). */
@@ -251,7 +247,8 @@ function readingOf(event) {
  * last step (the whole log, newest first, on first sight or when the log is not the one read).
  */
 function sessionOf(session, before) {
-  const events = Array.isArray(session.events) ? session.events : [...session.events]
+  const log = session.events
+  const events = Array.isArray(log) ? log : [...log]
   let known = sessions.get(session)
   if (known === undefined || known.read > events.length || (known.read > 0 && events[known.read - 1] !== known.last)) {
     known = { read: 0, last: undefined, reading: undefined, seen: undefined, sighting: undefined }
