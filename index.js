@@ -108,15 +108,15 @@ async function preStep(ctx, get, plugin, timeoutMs, log, payload, next) {
     if (read === undefined) throw new TypeError('the pre-step payload cannot be read')
     const { agent, turn, step, signal, before } = read
     if (decision.kind === 'reject' || signal.aborted) return decision
-    const known = sessionOf(agent.session, before)
-    const query = native.plan(plugin, { first: step === 1, now: Date.now(), previous: known.reading ?? undefined, ...known.facts })
-    if (query === null) return decision
+    const { seen, shadowed, replaced } = sessionOf(agent.session, before)
+    const command = native.plan(plugin, step === 1, Date.now(), seen?.state, seen?.time ?? NaN, shadowed, replaced)
+    if (command === null) return decision
     const shell = get.call(ctx, 'shell') ?? get.call(ctx, 'bash')
-    const outcome = shell === undefined ? { read: { noExecutor: true } } : await ask(shell, query.command, signal, timeoutMs, log)
-    const said = native.read(plugin, { turn: String(turn), compare: query.compare ?? undefined, ...outcome.read })
-    log('warn', said.warn)
-    log('debug', said.debug)
-    return said.text == null ? decision : enter(decision, said.text, outcome.ownKind)
+    const ended = shell === undefined ? { end: 'noExecutor' } : await ask(shell, command, signal, timeoutMs, log)
+    const said = native.read(plugin, String(turn), seen?.state, ended.end, ended.exitCode, ended.stdout, ended.detail)
+    log('warn', said?.warn)
+    log('debug', said?.debug)
+    return said?.text == null ? decision : enter(decision, said.text, ended.ownKind)
   } catch (error) {
     log('warn', `tmux-context: pre-step failed: ${messageOf(error)}; passing the step through unchanged`)
     return decision
@@ -142,10 +142,13 @@ const messageOf = (error) => quietly(() => (error instanceof Error ? error.messa
  * Returns what `read` takes, and whether the reading's source is the 0.1.7+ own kind.
  */
 async function ask(bash, command, signal, timeoutMs, log) {
-  const viaRun = bash.run !== undefined
-  if (!viaRun && typeof bash.execute !== 'function') {
+  // Each member read once: every read of a Cordis service goes through its proxy (bench row 1a).
+  const run = bash.run
+  const execute = run === undefined ? bash.execute : undefined
+  const viaRun = run !== undefined
+  if (!viaRun && typeof execute !== 'function') {
     log('once', 'tmux-context: the executor has neither run() nor execute(); no tmux location is read')
-    return { read: { noExecutor: true } }
+    return { end: 'noExecutor' }
   }
   try {
     const request = { command, signal, timeoutMs, ...(viaRun ? {} : { stdoutMaxBytes: 1 << 20 }) }
@@ -155,11 +158,12 @@ async function ask(bash, command, signal, timeoutMs, log) {
       const narrowed = bash.resolve({ ...request, sandboxPolicy: { ...policy, mode: 'read-only' } })
       if (quietly(() => narrowed?.sandboxPolicy?.mode) === 'read-only') spec = narrowed
     }
-    const pending = viaRun ? bash.run(spec) : resultOf(bash.execute(spec))
+    if (viaRun && typeof run !== 'function') throw new TypeError('bash.run is not a function')
+    const pending = viaRun ? run.call(bash, spec) : resultOf(execute.call(bash, spec))
     const result = await withinBound(pending, Math.min(timeoutMs + 1000, 2147483647))
-    return { read: result === EXPIRED ? { expired: true } : outcomeOf(result), ownKind: !viaRun }
+    return { ...(result === EXPIRED ? { end: 'expired' } : outcomeOf(result)), ownKind: !viaRun }
   } catch (error) {
-    return { read: { failed: messageOf(error) } }
+    return { end: 'failed', detail: messageOf(error) }
   }
 }
 
@@ -189,11 +193,11 @@ async function withinBound(pending, ms) {
 
 /** A `ShellRunResult`'s fields as `read` takes them, or what it lacks. */
 function outcomeOf(result) {
-  if (typeof result !== 'object' || result === null) return { lacks: `an object (got ${typeof result})` }
+  if (typeof result !== 'object' || result === null) return { end: 'lacks', detail: `an object (got ${typeof result})` }
   const { exitCode } = result
-  if (exitCode !== null && typeof exitCode !== 'number') return { lacks: `a numeric exitCode (got ${typeof exitCode})` }
+  if (exitCode !== null && typeof exitCode !== 'number') return { end: 'lacks', detail: `a numeric exitCode (got ${typeof exitCode})` }
   const text = (stream) => (stream?.text == null ? undefined : String(stream.text))
-  return { exitCode: exitCode ?? undefined, timedOut: result.timedOut === true, stdout: text(result.stdout), stderr: text(result.stderr) }
+  return { end: result.timedOut === true ? 'timedOut' : 'exited', exitCode, stdout: text(result.stdout), detail: text(result.stderr) }
 }
 
 /** `{ kind: 'enter', messages: [reading, ...decision.messages] }`, the reading a deep-frozen user message. */
@@ -243,8 +247,10 @@ function readingOf(event) {
 }
 
 /**
- * The session's newest reading and its surface facts, reading only the events appended since the
- * last step (the whole log, newest first, on first sight or when the log is not the one read).
+ * The newest reading the model still sees (`seen`), whether a newer one is shadowed, and whether the
+ * surface was replaced inside `next()` (`before`: its generation then) or since the last look;
+ * reading only the events appended since the last step (the whole log, newest first, on first
+ * sight or when the log is not the one read).
  */
 function sessionOf(session, before) {
   const log = session.events
@@ -263,9 +269,10 @@ function sessionOf(session, before) {
   known.read = events.length
   known.last = events[events.length - 1]
   const generation = generationOf({ session })
-  const facts = { visible: visible(session, known, generation), generationBefore: before, generationSeen: known.seen, generation }
+  const replaced = generation !== undefined && ((before !== undefined && before !== generation) || (known.seen !== undefined && known.seen !== generation))
   known.seen = generation
-  return { reading: known.reading, facts }
+  const shown = visible(session, known, generation)
+  return { seen: shown ? (known.reading ?? undefined) : undefined, shadowed: known.reading != null && !shown, replaced }
 }
 
 /** Whether `surface.nodes` still holds the newest reading's seq; looked up again only when the surface was replaced since. */

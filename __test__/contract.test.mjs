@@ -51,8 +51,8 @@ describe('module surface', () => {
     const generated = declared('binding.d.ts')
     // The binding takes plain values: the checked config at apply, the step's facts, the query's outcome.
     expect(Object.keys(generated).sort()).toEqual(['apply', 'plan', 'read'])
-    expect(generated.plan.params).toEqual(['plugin', 'facts'])
-    expect(generated.read.params).toEqual(['plugin', 'outcome'])
+    expect(generated.plan.params).toEqual(['plugin', 'first', 'now', 'state', 'time', 'shadowed', 'replaced'])
+    expect(generated.read.params).toEqual(['plugin', 'turn', 'compare', 'end', 'exitCode', 'stdout', 'detail'])
     expect(declared('index.d.ts').apply).toEqual({ params: ['ctx', 'config'], returns: 'void' })
   })
 

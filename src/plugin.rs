@@ -50,62 +50,65 @@ pub fn apply(config: Config, pid: u32) -> External<Plugin> {
   })
 }
 
-/// The newest reading index.js found: the text after its first newline, and its event's `time`.
-#[napi(object)]
-pub struct Reading {
-  pub state: String,
-  pub time: f64,
-}
-
-/// What index.js read after `next()` ([`Step`]).
-#[napi(object)]
-pub struct StepFacts {
-  pub first: bool,
-  pub now: f64,
-  pub previous: Option<Reading>,
-  pub visible: bool,
-  pub generation_before: Option<f64>,
-  pub generation_seen: Option<f64>,
-  pub generation: Option<f64>,
-}
-
-/// A query to run: the `sh` command, and the state to compare its answer with (handed back to
-/// `read`).
-#[napi(object)]
-pub struct Query {
-  pub command: String,
-  pub compare: Option<String>,
-}
-
-/// `plan(plugin, facts)`: `null` to pass the step through, or the query to run.
-#[napi(ts_args_type = "plugin: ExternalObject<'tmux-context'>, facts: StepFacts")]
-pub fn plan(plugin: &External<Plugin>, facts: StepFacts) -> Option<Query> {
-  let StepFacts { first, now, previous, visible, generation_before, generation_seen, generation } = facts;
-  let previous = previous.map(|Reading { state, time }| Previous { state, time, seq: None });
-  let step = Step { first, now, previous, visible, generation_before, generation_seen, generation };
-  let Due::Query(compare) = due(step, plugin.config.refresh_interval_ms) else { return None };
+/// `plan(plugin, first, now, state, time, shadowed, replaced)`, after `next()`: the command to run,
+/// or `null` to pass the step through. index.js hands over what it read (positional values: each
+/// crosses without a property lookup): whether this is the turn's first step, `Date.now()`, the
+/// newest reading the model still sees (its state, the text after the first newline, and its
+/// event's `time`), whether a newer one was shadowed, and whether the surface was just replaced.
+#[napi(
+  ts_args_type = "plugin: ExternalObject<'tmux-context'>, first: boolean, now: number, state: string | undefined, time: number, shadowed: boolean, replaced: boolean"
+)]
+pub fn plan(
+  plugin: &External<Plugin>,
+  first: bool,
+  now: f64,
+  state: Option<String>,
+  time: f64,
+  shadowed: bool,
+  replaced: bool,
+) -> Option<String> {
+  let previous = state.map(|state| Previous { state, time, seq: None });
+  let Due::Query(_) = due(Step { first, now, previous, shadowed, replaced }, plugin.config.refresh_interval_ms) else {
+    return None;
+  };
   if plugin.backoff.borrow().holds(Instant::now()) {
     return None;
   }
-  Some(Query { command: plugin.command(), compare: compare.map(|p| p.state) })
+  Some(plugin.command())
 }
 
-/// How a query ended, as index.js saw it: one of `failed` (the executor threw or rejected: its
-/// message), `expired` (our own bound ran out), `noExecutor`, `lacks` (what the executor's result
-/// lacks), else the result's fields.
-#[napi(object)]
+/// `read(plugin, turn, compare, end, exitCode, stdout, detail)`: contract steps 6 (the result) to 8.
+/// `compare` is the state the step's reading is compared with (`undefined` when a shadowed reading
+/// is replaced: any location is news); `end` how the query ended: `exited` (with the result's
+/// `exitCode`, `stdout` and, as `detail`, its stderr), `timedOut` (the executor's time-out, the
+/// same fields), `expired` (our own bound), `failed` (the executor threw or rejected: `detail` is
+/// its message), `noExecutor`, or `lacks` (`detail`: what the executor's result lacks). Returns what
+/// to inject or log, `null` for nothing.
+#[napi(
+  ts_args_type = "plugin: ExternalObject<'tmux-context'>, turn: string, compare: string | undefined, end: 'exited' | 'timedOut' | 'expired' | 'failed' | 'noExecutor' | 'lacks', exitCode: number | null | undefined, stdout: string | undefined, detail: string | undefined"
+)]
+pub fn read(
+  plugin: &External<Plugin>,
+  turn: String,
+  compare: Option<String>,
+  end: String,
+  exit_code: Option<f64>,
+  stdout: Option<String>,
+  detail: Option<String>,
+) -> Option<Said> {
+  let said = plugin.read(Outcome { turn, compare, end, exit_code, stdout, detail }, Instant::now());
+  (said != Said::default()).then_some(said)
+}
+
+/// What `read` was told of a query.
 #[derive(Default)]
-pub struct Outcome {
-  pub turn: String,
-  pub compare: Option<String>,
-  pub failed: Option<String>,
-  pub expired: Option<bool>,
-  pub no_executor: Option<bool>,
-  pub lacks: Option<String>,
-  pub exit_code: Option<f64>,
-  pub timed_out: Option<bool>,
-  pub stdout: Option<String>,
-  pub stderr: Option<String>,
+struct Outcome {
+  turn: String,
+  compare: Option<String>,
+  end: String,
+  exit_code: Option<f64>,
+  stdout: Option<String>,
+  detail: Option<String>,
 }
 
 /// What index.js does with an outcome: inject `text`, and log `warn` or `debug`.
@@ -115,12 +118,6 @@ pub struct Said {
   pub text: Option<String>,
   pub warn: Option<String>,
   pub debug: Option<String>,
-}
-
-/// `read(plugin, outcome)`: contract steps 6 (the result) to 8.
-#[napi(ts_args_type = "plugin: ExternalObject<'tmux-context'>, outcome: Outcome")]
-pub fn read(plugin: &External<Plugin>, outcome: Outcome) -> Said {
-  plugin.read(outcome, Instant::now())
 }
 
 impl Plugin {
@@ -140,15 +137,14 @@ impl Plugin {
   }
 
   fn read(&self, outcome: Outcome, now: Instant) -> Said {
-    let Outcome { turn, compare, failed, expired, no_executor, lacks, exit_code, timed_out, stdout, stderr } = outcome;
-    if let Some(message) = failed {
-      return Said { warn: Some(query_failed_warning(&message)), ..Said::default() };
-    }
-    let reason = match (exit_code, lacks) {
-      _ if no_executor == Some(true) => Reason::NoExecutor,
-      _ if expired == Some(true) => self.timed_out(now),
-      (_, Some(what)) => Reason::Malformed(what),
-      (Some(0.0), None) => {
+    let Outcome { turn, compare, end, exit_code, stdout, detail } = outcome;
+    let detail = detail.unwrap_or_default();
+    let reason = match (end.as_str(), exit_code) {
+      ("failed", _) => return Said { warn: Some(query_failed_warning(&detail)), ..Said::default() },
+      ("noExecutor", _) => Reason::NoExecutor,
+      ("expired", _) => self.timed_out(now),
+      ("lacks", _) => Reason::Malformed(detail),
+      (_, Some(0.0)) => {
         self.backoff.borrow_mut().finished();
         let Some(answer) = parse_output(stdout.as_deref().unwrap_or_default()) else {
           return self.no_reading(Reason::Unreadable);
@@ -161,11 +157,10 @@ impl Plugin {
           Injection::Inject(text) => Said { text: Some(text), ..Said::default() },
         };
       }
-      _ if timed_out == Some(true) => self.timed_out(now),
-      (code, None) => {
+      ("timedOut", _) => self.timed_out(now),
+      (_, code) => {
         self.backoff.borrow_mut().finished();
-        let code = code.filter(|c| c.fract() == 0.0).map(|c| c as i64);
-        Reason::of_exit(code, stderr.as_deref().unwrap_or_default())
+        Reason::of_exit(code.filter(|c| c.fract() == 0.0).map(|c| c as i64), &detail)
       }
     };
     self.no_reading(reason)
@@ -198,69 +193,63 @@ mod tests {
     apply(Config { refresh_interval_ms, query_timeout_ms: 250, panes: false }, 4242)
   }
 
-  fn first(previous: Option<Reading>, now: f64) -> StepFacts {
-    StepFacts {
-      first: true,
-      now,
-      previous,
-      visible: true,
-      generation_before: None,
-      generation_seen: None,
-      generation: None,
-    }
-  }
-
   /// What the JS package's format prints for session `s`, window 1 `w`, pane 0 `%3`.
   fn answer() -> String {
     ["s", "1", "w", "0", "%3", "1", "1", "b25d,80x24,0,0,3"].join(FIELD_SEP) + "\n"
   }
 
+  fn outcome(end: &str, exit_code: Option<f64>, detail: &str) -> Outcome {
+    Outcome { turn: "2".into(), end: end.into(), exit_code, detail: Some(detail.into()), ..Outcome::default() }
+  }
+
   fn finished(compare: Option<String>, stdout: String) -> Outcome {
-    Outcome { turn: "2".into(), compare, exit_code: Some(0.0), stdout: Some(stdout), ..Outcome::default() }
+    Outcome { compare, stdout: Some(stdout), ..outcome("exited", Some(0.0), "") }
   }
 
   #[test]
   fn a_planned_query_reads_back_into_a_reading_or_nothing_when_unchanged() {
     let plugin = plugin(None);
-    let query = plan(&plugin, first(None, 0.0)).expect("a first step asks");
-    assert!(query.command.contains("[ -n \"$TMUX_PANE\" ]") && query.command.contains("4242"));
-    let said = read(&plugin, finished(query.compare, answer()));
-    let text = said.text.expect("a reading");
+    let command = plan(&plugin, true, 0.0, None, 0.0, false, false).expect("a first step asks");
+    assert!(command.contains("[ -n \"$TMUX_PANE\" ]") && command.contains("4242"));
+    let text = plugin.read(finished(None, answer()), Instant::now()).text.expect("a reading");
     assert!(text.starts_with("tmux location (turn 2):\nsession s, window 1 \"w\", pane 0 %3\n"), "{text}");
     let state = text.split_once('\n').unwrap().1.to_string();
-    assert_eq!(read(&plugin, finished(Some(state), answer())), Said::default());
+    assert_eq!(read(&plugin, "3".into(), Some(state), "exited".into(), Some(0.0), Some(answer()), None), None);
   }
 
   #[test]
   fn the_refresh_floor_and_a_stuck_tmux_hold_the_query_back() {
     let plugin = plugin(Some(100.0));
-    assert!(plan(&plugin, first(Some(Reading { state: "x".into(), time: 1_000.0 }), 1_050.0)).is_none());
-    let timed_out = read(&plugin, Outcome { expired: Some(true), ..Outcome::default() });
+    assert_eq!(plan(&plugin, true, 1_050.0, Some("x".into()), 1_000.0, false, false), None);
+    assert_eq!(plan(&plugin, false, 0.0, None, 0.0, false, true), None, "a later step, nothing shadowed");
+    assert!(plan(&plugin, false, 0.0, None, 0.0, true, true).is_some(), "a later step after a compaction");
+    let timed_out = plugin.read(outcome("expired", None, ""), Instant::now());
     assert_eq!(
       timed_out.debug.as_deref(),
       Some("tmux-context: no location this turn: tmux did not answer within 250 ms; not asking again for 60 s")
     );
-    assert!(plan(&plugin, first(None, 0.0)).is_none(), "backing off");
+    assert_eq!(plan(&plugin, true, 0.0, None, 0.0, false, false), None, "backing off");
   }
 
   #[test]
   fn why_there_is_no_reading_is_told_once_per_change() {
     let plugin = plugin(None);
-    let exit = |code| Outcome { exit_code: Some(code), ..Outcome::default() };
+    let said = |o| plugin.read(o, Instant::now());
     let not_in_tmux = Some("tmux-context: no location this turn: not in tmux: $TMUX_PANE is not set (outside tmux, or in a display-popup, where tmux sets $TMUX only)".to_string());
-    assert_eq!(read(&plugin, exit(EXIT_NOT_IN_TMUX as f64)).debug, not_in_tmux);
-    assert_eq!(read(&plugin, exit(EXIT_NOT_IN_TMUX as f64)), Said::default());
-    let lacks = Outcome { lacks: Some("a numeric exitCode (got \"0\")".into()), ..Outcome::default() };
+    assert_eq!(said(outcome("exited", Some(EXIT_NOT_IN_TMUX as f64), "")).debug, not_in_tmux);
+    assert_eq!(said(outcome("exited", Some(EXIT_NOT_IN_TMUX as f64), "")), Said::default());
     assert_eq!(
-      read(&plugin, lacks).debug.as_deref(),
-      Some("tmux-context: no location this turn: the executor's result lacks a numeric exitCode (got \"0\")")
+      said(outcome("lacks", None, "a numeric exitCode (got string)")).debug.as_deref(),
+      Some("tmux-context: no location this turn: the executor's result lacks a numeric exitCode (got string)")
     );
-    let failed = read(&plugin, Outcome { failed: Some("boom".into()), ..Outcome::default() });
+    let failed = said(outcome("failed", None, "boom"));
     assert_eq!(failed.warn.as_deref(), Some("tmux location query failed: boom; injecting no location this turn"));
-    let signal = read(&plugin, Outcome { exit_code: None, ..Outcome::default() });
+    let signal = said(outcome("exited", None, ""));
     assert_eq!(
       signal.debug.as_deref(),
       Some("tmux-context: no location this turn: the query ended with no status (killed by a signal)")
     );
+    let timed_out = said(outcome("timedOut", Some(124.0), ""));
+    assert!(timed_out.debug.unwrap().contains("tmux did not answer within 250 ms"));
   }
 }
