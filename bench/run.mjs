@@ -60,6 +60,7 @@ const prestep = await phase('pre-step (instant executor)', () => ({
 const skipped = { skipped: 'not asked for (BENCH_ROWS)' }
 // 2. Real tmux pane, real /bin/sh executor.
 const tmux = wanted('tmux') ? await phase('first step in a real tmux pane', () => tmuxLatency(quick ? { rounds: 2, iterations: 3 } : { rounds: 10, iterations: 7 })) : skipped
+const tmuxPanes = wanted('tmux') ? await phase('first step in a real tmux pane, panes: true', () => tmuxLatency({ ...(quick ? { rounds: 2, iterations: 3 } : { rounds: 10, iterations: 7 }), config: { panes: true } })) : skipped
 const spawned = wanted('tmux') ? await phase('processes per query (strace)', () => spawnCounts()) : skipped
 // 3. Import + apply, fresh process per sample.
 const load = wanted('import') ? await phase('import + apply (fresh processes)', () => importCost({ samples: quick ? 3 : 30 })) : undefined
@@ -106,6 +107,7 @@ if (resumed.length > 0) {
 }
 if (tmux.skipped) row(`2. first step in a real tmux pane (${tmux.skipped})`, undefined, undefined)
 else row('2. first-step pre-step in a real tmux pane, /bin/sh executor', tmux.native.median, tmux.js.median, { samples: `${tmux.native.n} + ${tmux.js.n}` })
+if (!tmuxPanes.skipped) row('2b. the same, ours with `panes: true` in a window of three panes (JS: its three lines)', tmuxPanes.native.median, tmuxPanes.js.median, { samples: `${tmuxPanes.native.n} + ${tmuxPanes.js.n}` })
 if (load) {
   row('3a. `await import(pkg)` + `apply(ctx, {})`, fresh process', load.native.totalMs.median, load.js.totalMs.median, { samples: `${load.native.totalMs.n} + ${load.js.totalMs.n}` })
   row('3b. RSS after load − RSS before (same process, after GC)', load.native.rssDelta.median, load.js.rssDelta.median, {
@@ -117,6 +119,7 @@ if (!spawned.skipped) {
   const n = spawned.impls.native
   const j = spawned.impls.js
   row('processes per tmux query (strace -ff)', n.processes, j.processes, { fmt: String, samples: '1 + 1' })
+  row('processes per tmux query, ours with `panes: true` (strace -ff)', spawned.impls['native-panes'].processes, j.processes, { fmt: String, samples: '1 + 1' })
 }
 row(`\`${facts.addon.file}\` size`, facts.addon.size, undefined, { fmt: (b) => `${fmtBytes(b)} (${fmtInt(b)} B)` })
 

@@ -88,9 +88,10 @@ class TracingExecutor extends ShellExecutor {
 
 const result = { pid: process.pid, tmuxPane: process.env.TMUX_PANE, impls: {} }
 try {
-  for (const [name, specifier] of [
-    ['native', '@deepseek-ai/dsh-tmux-context'],
-    ['js', spec.reference ?? 'dsh-tmux-context-js'],
+  for (const [name, specifier, config] of [
+    ['native', '@deepseek-ai/dsh-tmux-context', {}],
+    ['native-panes', '@deepseek-ai/dsh-tmux-context', { panes: true }],
+    ['js', spec.reference ?? 'dsh-tmux-context-js', {}],
   ]) {
     const plugin = await import(specifier)
     const ctx = new Context()
@@ -104,7 +105,7 @@ try {
         }
       },
     )
-    await ctx.plugin(plugin, {})
+    await ctx.plugin(plugin, config)
     const session = Session.create(SessionId(`strace-${name}`))
     const agent = { id: session.id, options: {}, session, inbox: new Inbox(session, { inserted() {}, discarded() {}, claimed() {} }), status: 'running' }
     const decision = await agentEvents(ctx, agent).waterfall('agent/pre-step', { messages: [], turn: 1, step: 1, signal: new AbortController().signal }, () =>

@@ -15,17 +15,27 @@ import { shQuote as shellQuote } from '../e2e/lib/env.mjs'
 
 const log = (...a) => console.error('[tmux]', ...a)
 
-/** First-step latency in a real pane, alternating probes; returns per-implementation summaries. */
-export async function tmuxLatency({ rounds = 6, iterations = 6 } = {}) {
+/**
+ * First-step latency in a real pane, alternating probes; returns per-implementation summaries.
+ * With `config` (`{ panes: true }`), ours runs with it in a window of three panes (the JS package
+ * has no such option and reads its three lines as always).
+ */
+export async function tmuxLatency({ rounds = 6, iterations = 6, config = {} } = {}) {
   if (!hasTmux) return { skipped: 'tmux is not installed' }
   const server = new TmuxServer()
   try {
     const sessionId = server.newSession('bench', 'main')
+    // The probes' windows get two sibling panes each where the roster is asked for.
+    const siblings = config.panes ? 2 : 0
     const samples = { native: [], js: [] }
     const first = { native: [], js: [] }
     for (let r = 0; r < rounds; r++) {
       for (const impl of r % 2 ? ['js', 'native'] : ['native', 'js']) {
-        const { result } = await server.probeInWindow(sessionId, `${impl}-${r}`, { impl, reference: REFERENCE, config: {}, iterations }, { timeoutMs: 60_000 })
+        const { out, command } = server.probeCommand({ impl, reference: REFERENCE, config: impl === 'native' ? config : {}, iterations })
+        const pane = server.tmux('new-window', '-d', '-P', '-F', '#{pane_id}', '-t', `${sessionId}:`, '-n', `${impl}-${r}`, 'sh')
+        for (let i = 0; i < siblings; i++) server.tmux('split-window', '-d', '-t', pane, 'sh')
+        server.tmux('respawn-pane', '-k', '-t', pane, command)
+        const result = await waitForJson(out, 60_000)
         if (result.error) throw new Error(`${impl} probe failed: ${result.error}`)
         if (result.readings.length !== 1 || result.passedThrough.some(Boolean)) {
           throw new Error(`${impl} probe did not inject a reading on every first step: ${JSON.stringify(result)}`)
