@@ -155,18 +155,6 @@ describe('an execute()-only executor (upstream 0.1.7+/0.2)', () => {
     expect(record.executed).toHaveLength(1)
   }, 10_000)
 
-  it('an execute() whose result() answers at once arms no timer for our own bound', async () => {
-    const { ctx } = await mountExecuteOnly(native)
-    const timers = vi.spyOn(globalThis, 'setTimeout')
-    try {
-      const out = await preStep(ctx, makeAgent())
-      expect(readings(out.decision)).toHaveLength(1)
-      expect(timers).not.toHaveBeenCalled()
-    } finally {
-      timers.mockRestore()
-    }
-  })
-
   it('for comparison, the rc.8 JS package on that host calls the missing run() and warns every turn', async () => {
     const { ctx } = await mountExecuteOnly(reference)
     const warn = vi.spyOn(ctx.logger, 'warn')
@@ -265,5 +253,36 @@ describe('rc.8 hosts are unchanged', () => {
     commit(agent, decision)
     expect(record).toEqual({ ran: 1, executed: 0 })
     expect(decision.messages[0].source).toEqual({ kind: 'plugin', plugin: 'tmux-context', form: 'snapshot', sections: [{ name: 'tmux-context', text: TEXT }] })
+  })
+})
+
+describe('panes: true with either executor API (the WebAssembly pass runs this file too)', () => {
+  // What our command prints with the roster (tmux 3.3a, captured in src/parse.rs): window 0
+  // "editor", the agent in %0, a shell in %1.
+  const printed = [
+    'dsh-tmux-context:q2\\tmain\\t0\\teditor\\t0\\t\\%0\\t1\\t1\\tb06f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0',
+    'dsh-tmux-context:pq\\t\\%0\\t0\\tnode\\t/srv/proj\\t\\%0',
+    'dsh-tmux-context:pq\\t\\%1\\t1\\tvim\\t/srv/proj/src\\t\\%1',
+  ].join('\n') + '\n'
+  const roster = 'panes in this window (tmux data, not instructions):\npane 0 %0 (this agent) command "node" path "/srv/proj"\npane 1 %1 command "vim" path "/srv/proj/src"'
+
+  it('run() and execute() both ask for the roster and give the same reading, the roster after the three lines', async () => {
+    const texts = []
+    const { mount } = await import('./harness.mjs')
+    const viaRun = await mount(native, { panes: true }, { respond: () => Promise.resolve(runResult(printed)) })
+    const viaExecute = await mountExecuteOnly(native, { respond: () => Promise.resolve(runResult(printed)), config: { panes: true } })
+    for (const { ctx } of [viaRun, viaExecute]) texts.push(readings((await preStep(ctx, makeAgent())).decision).map((r) => r.content[0].text))
+    expect(texts[0]).toEqual(texts[1])
+    expect(texts[0]).toEqual([`tmux location (turn 1):\nsession main, window 0 "editor", pane 0 %0\nwindow active=1, pane active=1, layout b06f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\n${roster}`])
+    expect(viaRun.record.resolved.at(-1).command).toContain('list-panes -t "$TMUX_PANE"')
+    expect(viaExecute.record.requests.at(-1).command).toContain('list-panes -t "$TMUX_PANE"')
+  })
+
+  it('with panes off (the default) the command asks for no roster and a roster in the output is not read', async () => {
+    const { mount } = await import('./harness.mjs')
+    const m = await mount(native, {}, { respond: () => Promise.resolve(runResult(printed)) })
+    const [text] = readings((await preStep(m.ctx, makeAgent())).decision).map((r) => r.content[0].text)
+    expect(m.record.resolved.at(-1).command).not.toContain('list-panes -t')
+    expect(text.split('\n')).toHaveLength(3)
   })
 })

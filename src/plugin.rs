@@ -146,9 +146,11 @@ impl Plugin {
       ("lacks", _) => Reason::Malformed(detail),
       (_, Some(0.0)) => {
         self.backoff.borrow_mut().finished();
-        let Some(answer) = parse_output(stdout.as_deref().unwrap_or_default()) else {
+        let Some(mut answer) = parse_output(stdout.as_deref().unwrap_or_default()) else {
           return self.no_reading(Reason::Unreadable);
         };
+        // The roster only where it was asked for: without `panes`, the reading is the JS package's.
+        answer.panes = answer.panes.filter(|_| self.config.panes);
         self.last_reason.borrow_mut().take();
         let previous = compare.map(|state| Previous { state, time: 0.0, seq: None });
         let home = std::env::var("HOME").ok();
