@@ -42,6 +42,12 @@ if [ ${#absent[@]} -gt 0 ]; then
   fi
 fi
 npm_ready .
+# The real dsh CLI (0.1.0-rc.8 with the Cordis pins it boots with), Node 22 and pnpm, from e2e/'s lockfile,
+# installed while the addon builds (npm waits on the registry and the disk, cargo on the CPU).
+# The scenarios install the packed tarballs into a fresh dsh profile themselves (`dsh plugin add`).
+mkdir -p .tmp
+(npm_ready e2e --loglevel=error >.tmp/e2e-install.log 2>&1) &
+e2e=$!
 
 # This machine's build (rebuilt only when its inputs changed), npm/<platform>/, binding.cjs; the tarballs.
 if [ -n "${TMUX_CONTEXT_PREBUILT:-}" ]; then
@@ -54,7 +60,6 @@ else
 fi
 bash scripts/pack.sh >/dev/null
 
-# The real dsh CLI (0.1.0-rc.8 with the Cordis pins it boots with), Node 22 and pnpm, from e2e/'s lockfile.
-# The scenarios install the packed tarballs into a fresh dsh profile themselves (`dsh plugin add`).
-npm_ready e2e --loglevel=error
+wait "$e2e" || { cat .tmp/e2e-install.log >&2; echo "install: npm ci in e2e/ failed" >&2; exit 1; }
+cat .tmp/e2e-install.log >&2
 echo "install: ready (addon built and packed into .tmp/packs/; dsh installed in e2e/)" >&2
