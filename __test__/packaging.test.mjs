@@ -1,5 +1,7 @@
 // Packaging: the `npm pack` tarballs install together into an empty folder and import by name; the
-// packed package lists the eleven binary packages and the WebAssembly one; loading: a binary that
+// packed package lists the eleven binary packages and the WebAssembly one as optional dependencies,
+// and this machine's binary package and the WebAssembly one (what npm test builds) hold their build
+// (every other platform's: __test__/platforms.test.mjs, npm run test:platforms); loading: a binary that
 // is installed but does not load is a clear error, while no build at all (binary package missing,
 // platform without a binary, WebAssembly package missing or unable to run) imports fine and warns
 // once at apply, registering nothing; the WebAssembly package loads where no native binary is;
@@ -11,6 +13,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { hostPlatform } from '../scripts/targets.mjs'
 import { makeAgent, mount, native, preStep } from './harness.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -57,24 +60,26 @@ describe('packed install', () => {
   it('the packed package names the eleven binary packages and the WebAssembly one as optional dependencies; the lockfile names none', () => {
     const manifest = JSON.parse(execFileSync('tar', ['-xzOf', join(packs, 'dsh-tmux-context.tgz'), 'package/package.json'], { encoding: 'utf8' }))
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-    const native = ['linux-x64-gnu', 'linux-arm64-gnu', 'linux-x64-musl', 'linux-arm64-musl', 'darwin-x64', 'darwin-arm64',
-      'win32-x64-msvc', 'win32-arm64-msvc', 'linux-arm-gnueabihf', 'freebsd-x64', 'linux-riscv64-gnu']
-    const platforms = [...native, 'wasm32-wasi']
+    const platforms = ['linux-x64-gnu', 'linux-arm64-gnu', 'linux-x64-musl', 'linux-arm64-musl', 'darwin-x64', 'darwin-arm64',
+      'win32-x64-msvc', 'win32-arm64-msvc', 'linux-arm-gnueabihf', 'freebsd-x64', 'linux-riscv64-gnu', 'wasm32-wasi']
     expect(manifest.optionalDependencies).toEqual(Object.fromEntries(platforms.map((p) => [`${pkg.name}-${p}`, pkg.version])))
     expect(manifest.files).toContain('binding.cjs')
     expect(manifest.files).toContain('loader-errors.cjs')
+    // npm ci must keep working: the repository's lockfile holds no package that is not published.
+    expect(pkg.optionalDependencies).toBeUndefined()
+    expect(readFileSync(join(root, 'package-lock.json'), 'utf8')).not.toContain('@deepseek-ai/dsh-tmux-context-')
+  })
+
+  // The other platforms' tarballs: __test__/platforms.test.mjs (npm run test:platforms builds them).
+  it("this machine's binary package and the WebAssembly one each hold their build, the README and package.json", () => {
     const listing = (p) => execFileSync('tar', ['-tzf', join(packs, `dsh-tmux-context-${p}.tgz`)], { encoding: 'utf8' }).split('\n').filter(Boolean).sort()
-    for (const p of native) {
-      expect(existsSync(join(packs, `dsh-tmux-context-${p}.tgz`)), `dsh-tmux-context-${p}.tgz`).toBe(true)
-      expect(listing(p)).toEqual(['package/README.md', `package/dsh-tmux-context.${p}.node`, 'package/package.json'])
-    }
+    const host = hostPlatform()
+    expect(existsSync(join(packs, `dsh-tmux-context-${host}.tgz`)), `dsh-tmux-context-${host}.tgz`).toBe(true)
+    expect(listing(host)).toEqual(['package/README.md', `package/dsh-tmux-context.${host}.node`, 'package/package.json'])
     expect(listing('wasm32-wasi')).toEqual([
       'package/README.md', 'package/dsh-tmux-context.wasi-browser.js', 'package/dsh-tmux-context.wasi.cjs', 'package/dsh-tmux-context.wasi.d.cts',
       'package/dsh-tmux-context.wasm32-wasi.wasm', 'package/package.json', 'package/wasi-worker-browser.mjs', 'package/wasi-worker.mjs',
     ])
-    // npm ci must keep working: the repository's lockfile holds no package that is not published.
-    expect(pkg.optionalDependencies).toBeUndefined()
-    expect(readFileSync(join(root, 'package-lock.json'), 'utf8')).not.toContain('@deepseek-ai/dsh-tmux-context-')
   })
 })
 

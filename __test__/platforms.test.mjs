@@ -1,11 +1,15 @@
-// Platforms: the six binaries of napi.targets (package.json), as scripts/install.sh builds them.
+// Platforms (`npm run test:platforms`, scripts/test-platforms.sh; not part of `npm test`): the eleven
+// native binaries of napi.targets (package.json) and the WebAssembly one, as they ship (scripts/targets.mjs
+// with no argument builds them, scripts/pack.sh packs them).
+// - Each platform's package: its manifest, and its tarball holding its binary alone.
 // - Minimum system versions, read off each binary with well-kept tools: binutils (readelf,
 //   objdump -T) for ELF, LLVM's Mach-O readers (llvm-objdump --macho, llvm-nm) for macOS.
 //   linux-gnu: no glibc symbol newer than the floor (2.17); musl: no glibc symbol at all;
 //   darwin: Mach-O of the right CPU, the oldest macOS of the Rust target (rustc's deployment
 //   target), `napi_register_module_v1` exported, every `napi_*` left to dynamic lookup, and on
 //   arm64 a code signature (Apple Silicon refuses unsigned code).
-// - The linux-x64-gnu binary every suite loads is the floor build that ships.
+// - The linux-x64-gnu binary laid out and packed here is the floor build that ships (npm test's own
+//   build of this machine, plain cargo, is not linked against the floor).
 // - linux-arm64-gnu runs here under qemu-user: Node 22 for arm64 loads the PACKED package, mounts
 //   it in a real Cordis Context and gives, for the same tmux output, exactly the reading x64 gives.
 // - The hosted-CI workflow passes actionlint: jactionlint (PyPI wheels of a maintained fork of
@@ -52,6 +56,16 @@ describe('the platform binaries', () => {
       expect(manifest.cpu).toEqual([t.arch])
       // napi create-npm-dirs writes no libc for armv7 (gnueabihf: glibc is its only libc there).
       if (t.platform === 'linux') expect(manifest.libc).toEqual({ gnu: ['glibc'], musl: ['musl'] }[t.abi])
+    }
+  })
+
+  it('each of the eleven binary packages is packed with its binary, the README and package.json', () => {
+    for (const t of all.filter((t) => t.platform !== 'wasi')) {
+      const p = t.platformArchABI
+      const tarball = join(packs, `dsh-tmux-context-${p}.tgz`)
+      expect(existsSync(tarball), `dsh-tmux-context-${p}.tgz`).toBe(true)
+      const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean).sort()
+      expect(listing).toEqual(['package/README.md', `package/${pkg.napi.binaryName}.${p}.node`, 'package/package.json'])
     }
   })
 
@@ -140,7 +154,7 @@ describe('the platform binaries', () => {
     })
   }
 
-  it('the linux-x64-gnu binary that every suite loads is the glibc floor build that ships', () => {
+  it('the linux-x64-gnu binary laid out in the checkout and packed is the glibc floor build that ships', () => {
     if (process.platform !== 'linux' || process.arch !== 'x64') return
     const shipped = readFileSync(binaryOf(all.find((t) => t.platformArchABI === 'linux-x64-gnu')))
     const local = join(root, `${pkg.napi.binaryName}.linux-x64-gnu.node`)
@@ -257,15 +271,18 @@ describe('hosted CI workflow', () => {
     expect(lint.status).toBe(0)
   })
 
-  it('builds once: the test and pack jobs lay out the build job\'s artifacts, and publish needs a v* tag and NPM_TOKEN', () => {
+  it('builds once: the test, platforms and pack jobs lay out the build job\'s artifacts, and publish needs a v* tag and NPM_TOKEN', () => {
     const workflow = readFileSync(join(root, '.github', 'workflows', 'CI.yml'), 'utf8')
     const job = (name) => workflow.split(/^ {2}(?=\w+:$)/m).find((j) => j.startsWith(`${name}:`))
     expect(job('build')).toMatch(/node scripts\/targets\.mjs \$\{\{ matrix\.settings\.target \}\}/)
-    for (const name of ['test', 'pack', 'publish']) {
+    for (const name of ['test', 'platforms', 'pack', 'publish']) {
       expect(job(name)).toMatch(/actions\/download-artifact@v4\n\s+with:\n\s+path: \.tmp\/artifacts/)
       expect(job(name)).not.toMatch(/node scripts\/targets\.mjs(?! --prebuilt)/)
     }
     expect(job('test')).toMatch(/TMUX_CONTEXT_PREBUILT: '1'/)
+    expect(job('test')).toMatch(/run: npm test\n/)
+    expect(job('platforms')).toMatch(/TMUX_CONTEXT_PREBUILT: '1'/)
+    expect(job('platforms')).toMatch(/run: npm run test:platforms\n/)
     expect(job('publish')).toMatch(/if: startsWith\(github\.ref, 'refs\/tags\/v'\)/)
     expect(job('publish')).toMatch(/napi pre-publish -t npm/)
     expect(job('publish')).toMatch(/npm publish \S+ --provenance/)

@@ -11,11 +11,11 @@ rm -rf "$dir" && mkdir -p "$dir"
 git archive "$(git rev-parse --verify "$base^{commit}")" | tar -x -C "$dir"
 echo "bench-baseline: building $base in $dir" >&2
 if [ -f "$dir/scripts/targets.mjs" ]; then
-  # Built with @napi-rs/cli (this machine's platform, and its binding.cjs), as its own npm run build,
-  # with this tree's npm packages.
+  # Built with @napi-rs/cli for this machine's platform with plain cargo (and its binding.cjs), as
+  # this tree's own build (scripts/targets.mjs --host), whatever that commit's scripts did then, so
+  # that both sides are built alike; with this tree's npm packages.
   ln -s "$PWD/node_modules" "$dir/node_modules"
-  . scripts/tools-env.sh
-  (cd "$dir" && CARGO_TARGET_DIR="$PWD/../baseline-target" node scripts/targets.mjs --host) >&2
+  (cd "$dir" && CARGO_TARGET_DIR="$PWD/../baseline-target" npx napi build --platform --release --js binding.cjs --dts binding.d.ts) >&2
 else
   cargo build --release --lib --manifest-path "$dir/Cargo.toml" --target-dir "$PWD/.tmp/baseline-target" >&2
   cp "$PWD/.tmp/baseline-target/release/libdsh_tmux_context.so" "$dir/dsh-tmux-context.linux-x64-gnu.node"

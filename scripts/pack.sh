@@ -6,16 +6,18 @@
 # from `napi pre-publish` itself (without publishing anything), run on a staged copy: the
 # repository's package.json keeps none, as its lockfile must not name packages that are not on the
 # registry. Packs the binaries that are built
-# (`npm run build`: this machine's; `npm run build:all`: all of them; `npm run tarballs` does both).
+# (`npm run build`: this machine's; `npm run build:all`: all of them; `npm run tarballs` does both;
+# scripts/install.sh --tests: this machine's and the WebAssembly one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 platforms=$(node -e "import('@napi-rs/cli').then(async ({ readNapiConfig }) => console.log((await readNapiConfig('package.json')).targets.map((t) => t.platformArchABI).join(' ')))")
-built=""
+built="" unbuilt=""
 for p in $platforms; do
   # Each platform package's main file: its .node, or for wasm32-wasi the loader beside its .wasm.
   main=$(node -p "require('./npm/$p/package.json').main")
-  if [ -f "npm/$p/$main" ]; then built="$built $p"; else echo "pack: $p is not built (npm/$p/$main), not packed" >&2; fi
+  if [ -f "npm/$p/$main" ]; then built="$built $p"; else unbuilt="$unbuilt $p"; fi
 done
+[ -z "$unbuilt" ] || echo "pack: not built here, so not packed:$unbuilt" >&2
 [ -n "$built" ] && [ -f binding.cjs ] || { echo "pack: nothing built (run npm run build or npm run build:all)" >&2; exit 1; }
 out=$PWD/.tmp/packs
 stage=$PWD/.tmp/stage

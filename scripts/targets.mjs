@@ -1,32 +1,43 @@
 // Builds the native addon with @napi-rs/cli for the platforms listed in `napi.targets` of
 // package.json (the only list of them), and lays out what the packages need:
 //   - npm/<platform>/ for every target (`napi create-npm-dirs`: name, version, os, cpu, libc);
-//   - npm/<platform>/dsh-tmux-context.<platform>.node for every target built
-//     (`napi build --platform --release --target <triple> [-x]`);
+//   - npm/<platform>/dsh-tmux-context.<platform>.node for every target built;
 //   - ./dsh-tmux-context.<platform>.node for this machine's platform (what the repository's own
 //     tests and the benchmark load), and ./binding.cjs and ./binding.d.ts, the loader and types
 //     `napi build --js --dts` generates from the crate's #[napi] exports.
 //
-// Linux glibc targets are built against the napi-rs floor, glibc 2.17 (`<triple>.2.17`, which
-// cargo-zigbuild hands to zig as the libc version; riscv64, which glibc supports from 2.27, against
-// 2.27). On a Linux host every target goes through cargo-zigbuild (`-x`), the host's own too, so
-// that the binary that ships is the one tested; on macOS the Apple targets build natively. The two
-// Windows targets are built as their GNU twins (`x86_64-pc-windows-gnu`, `aarch64-pc-windows-gnullvm`)
-// and ship under the MSVC names that stock `node.exe` asks for: the MSVC targets need cargo-xwin,
-// which downloads Microsoft's CRT, and `napi build -x` rejects the GNU ones, so `napi build` runs
-// plain cargo with CARGO pointing at cargo-zigbuild (scripts/cargo-zigbuild.sh). Nothing links
-// against node.lib or libnode: napi's `dyn-symbols` looks the `napi_*` symbols up in node.exe at load,
-// and napi-build only needs a libnode to exist (an empty stub in .tmp/libnode-stub/). WebAssembly
-// (`wasm32-wasip1-threads`, the package for every other platform) builds with plain cargo.
-// scripts/install.sh installs what this needs.
+// Two kinds of build:
+//   - this machine's own (--host; `npm run build`, `npm run demo`, `npm test`): plain
+//     `napi build --platform --release` with the Rust host toolchain, into target/release/; no zig,
+//     no other target's standard library. It runs here, and is what the suites test.
+//   - a target named, or every target (no argument; `npm run build:all`, `npm run test:platforms`,
+//     the hosted workflow's build job): what ships. `napi build --platform --release --target
+//     <triple> [-x]`. Linux glibc targets are built against the napi-rs floor, glibc 2.17
+//     (`<triple>.2.17`, which cargo-zigbuild hands to zig as the libc version; riscv64, which glibc
+//     supports from 2.27, against 2.27). On a Linux host every Linux and Apple target goes through
+//     cargo-zigbuild (`-x`), this machine's own too; on macOS the Apple targets build natively. The
+//     two Windows targets are built as their GNU twins (`x86_64-pc-windows-gnu`,
+//     `aarch64-pc-windows-gnullvm`) and ship under the MSVC names that stock `node.exe` asks for:
+//     the MSVC targets need cargo-xwin, which downloads Microsoft's CRT, and `napi build -x`
+//     rejects the GNU ones, so `napi build` runs plain cargo with CARGO pointing at cargo-zigbuild
+//     (scripts/cargo-zigbuild.sh). Nothing links against node.lib or libnode: napi's `dyn-symbols`
+//     looks the `napi_*` symbols up in node.exe at load, and napi-build only needs a libnode to exist
+//     (an empty stub in .tmp/libnode-stub/). WebAssembly (`wasm32-wasip1-threads`, the package for
+//     every other platform) builds with plain cargo: it needs only its Rust standard library.
+// Each kind keeps its own output folder (.tmp/artifacts/host/<platform>/ and
+// .tmp/artifacts/<platform>/), so switching between `npm test` and `npm run test:platforms` rebuilds
+// neither. `scripts/toolchain.sh cross` installs what the shipped builds need (Rust targets, zig and
+// cargo-zigbuild); the host build needs nothing but Rust.
 //
-// Usage: node scripts/targets.mjs [--host | --no-build | --prebuilt | <triple or platform>...] [--force]
-//   no argument: every target; --host: only this machine's platform; --prebuilt: none built, the
-//   binaries already in .tmp/artifacts/<platform>/ (the hosted workflow's build artifacts) laid out
-//   as if built; --no-build: none (the
-//   loader and the npm/ dirs are written either way, e.g. after `napi artifacts` in CI). A target whose inputs (src/, Cargo.*, build.rs, package.json, the
-//   toolchain and the build arguments) are unchanged since its last build is not built again
-//   (cargo would relink each one, about 5 s a target); --force builds anyway.
+// Usage: node scripts/targets.mjs [--host] [<triple or platform>...] [--force]
+//        node scripts/targets.mjs --prebuilt | --no-build
+//   no argument: every target; --host: this machine's own build (and any target named beside it,
+//   e.g. `--host wasm32-wasip1-threads` for npm test); --prebuilt: none built, the binaries already in
+//   .tmp/artifacts/<platform>/ (the hosted workflow's build artifacts) laid out as if built;
+//   --no-build: none (the loader and the npm/ dirs are written either way, e.g. after `napi
+//   artifacts` in CI). A target whose inputs (src/, Cargo.*, build.rs, package.json, the toolchain
+//   and the build arguments) are unchanged since its last build is not built again (cargo would
+//   relink each one, about 5 s a target); --force builds anyway.
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
@@ -88,11 +99,14 @@ function rustHost() {
 }
 
 /**
- * `napi build` arguments for one target. Through cargo-zigbuild (`-x`) unless the target is this
- * machine's own and needs no glibc floor, or both are macOS (Apple's linker builds either CPU);
- * Windows through cargo-zigbuild as CARGO ([`buildEnv`]); WebAssembly with plain cargo.
+ * `napi build` arguments for one target. `host`: this machine's own build, plain cargo for the host
+ * triple (no --target). Otherwise through cargo-zigbuild (`-x`) unless the target is this machine's
+ * own and needs no glibc floor, or both are macOS (Apple's linker builds either CPU); Windows through
+ * cargo-zigbuild as CARGO ([`buildEnv`]); WebAssembly with plain cargo.
  */
-export function buildArgs(target, outputDir) {
+export function buildArgs(target, outputDir, { host = false } = {}) {
+  const loader = ['--js', 'binding.cjs', '--dts', 'binding.d.ts', '--output-dir', outputDir]
+  if (host) return ['build', '--platform', '--release', ...loader]
   const floor = glibcFloor(target) ? `.${glibcFloor(target)}` : ''
   const native =
     (target.triple === rustHost() && !floor) ||
@@ -100,12 +114,17 @@ export function buildArgs(target, outputDir) {
     target.platform === 'win32' ||
     target.platform === 'wasi'
   const cross = !native
-  return ['build', '--platform', '--release', '--target', buildTriple(target) + floor, ...(cross ? ['-x'] : []), '--js', 'binding.cjs', '--dts', 'binding.d.ts', '--output-dir', outputDir]
+  return ['build', '--platform', '--release', '--target', buildTriple(target) + floor, ...(cross ? ['-x'] : []), ...loader]
+}
+
+/** Whether a build goes through zig: cargo-zigbuild as `napi build -x`, or as CARGO (Windows). */
+function usesZig(args, env) {
+  return args.includes('-x') || env.CARGO !== undefined
 }
 
 /** What a target's build adds to the environment: for Windows, cargo-zigbuild as CARGO and a libnode stub. */
-export function buildEnv(target) {
-  if (target.platform !== 'win32' || process.platform === 'win32') return {}
+export function buildEnv(target, { host = false } = {}) {
+  if (host || target.platform !== 'win32' || process.platform === 'win32') return {}
   const stub = join(root, '.tmp', 'libnode-stub')
   mkdirSync(stub, { recursive: true })
   writeFileSync(join(stub, 'libnode.dll'), '')
@@ -129,7 +148,9 @@ function files(dir) {
 /** A digest of what a target's binary is made from: when it is unchanged, so is the binary. */
 function inputsDigest(args, env) {
   const hash = createHash('sha256')
-  const inputs = [...files(join(root, 'src')), ...['Cargo.toml', 'Cargo.lock', 'build.rs', 'scripts/build-tools.txt'].map((f) => join(root, f))]
+  // The zig and cargo-zigbuild versions (scripts/build-tools.txt) count only for a build through them.
+  const tools = usesZig(args, env) ? ['scripts/build-tools.txt'] : []
+  const inputs = [...files(join(root, 'src')), ...['Cargo.toml', 'Cargo.lock', 'build.rs', ...tools].map((f) => join(root, f))]
   for (const file of inputs.filter(existsSync)) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0')
   const { name, version, napi: config } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   hash.update(JSON.stringify({ name, version, config }))
@@ -142,46 +163,56 @@ function inputsDigest(args, env) {
 async function main() {
   const force = process.argv.includes('--force')
   const prebuilt = process.argv.includes('--prebuilt')
-  const args = process.argv.slice(2).filter((a) => a !== '--force' && a !== '--prebuilt')
+  const hostBuild = process.argv.includes('--host')
+  const args = process.argv.slice(2).filter((a) => !['--force', '--prebuilt', '--host'].includes(a))
   const config = await readNapiConfig(join(root, 'package.json'))
   const all = config.targets
   const host = hostPlatform()
-  let selected = all
+  const artifacts = join(root, '.tmp', 'artifacts')
+  /** The builds to make, each `{ target, host }` (`host`: this machine's own, plain cargo). */
+  let builds = all.map((target) => ({ target, host: false }))
   if (args.includes('--no-build')) {
-    selected = []
+    builds = []
   } else if (prebuilt) {
-    selected = all.filter((t) => builtFiles(t, config.binaryName).every(([, shipped]) => existsSync(join(root, '.tmp', 'artifacts', t.platformArchABI, shipped))))
-    if (!selected.some((t) => t.platformArchABI === host)) throw new Error(`targets: --prebuilt: no ${host} binary in .tmp/artifacts/${host}/`)
-  } else if (args.includes('--host')) {
-    selected = all.filter((t) => t.platformArchABI === host)
-    if (selected.length === 0) {
-      throw new Error(
-        `targets: this machine's platform ${host} is not in napi.targets of package.json ` +
-          `(${all.map((t) => t.platformArchABI).join(', ')}); add its Rust target triple there to build it`,
-      )
-    }
-  } else if (args.length > 0) {
-    selected = all.filter((t) => args.includes(t.triple) || args.includes(t.platformArchABI))
+    builds = builds.filter(({ target: t }) => builtFiles(t, config.binaryName).every(([, shipped]) => existsSync(join(artifacts, t.platformArchABI, shipped))))
+    if (!builds.some(({ target: t }) => t.platformArchABI === host)) throw new Error(`targets: --prebuilt: no ${host} binary in .tmp/artifacts/${host}/`)
+  } else if (hostBuild || args.length > 0) {
     const unknown = args.filter((a) => !all.some((t) => a === t.triple || a === t.platformArchABI))
     if (unknown.length > 0) throw new Error(`targets: not in napi.targets of package.json: ${unknown.join(', ')}`)
+    builds = builds.filter(({ target: t }) => args.includes(t.triple) || args.includes(t.platformArchABI))
+    if (hostBuild) {
+      const own = all.find((t) => t.platformArchABI === host)
+      if (own === undefined) {
+        throw new Error(
+          `targets: this machine's platform ${host} is not in napi.targets of package.json ` +
+            `(${all.map((t) => t.platformArchABI).join(', ')}); add its Rust target triple there to build it`,
+        )
+      }
+      builds.unshift({ target: own, host: true })
+    }
   }
 
   // `napi build -x` would `cargo install cargo-zigbuild` by itself (minutes of compiling, into
   // ~/.cargo) when it is not on PATH; scripts/toolchain.sh installs the prebuilt one instead.
   const onPath = (cmd) => (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, cmd)))
-  const absent = !prebuilt && selected.some((t) => buildArgs(t, '').includes('-x')) ? ['zig', 'cargo-zigbuild'].filter((c) => !onPath(c)) : []
+  const zig = !prebuilt && builds.some(({ target, host }) => usesZig(buildArgs(target, '', { host }), buildEnv(target, { host })))
+  const absent = zig ? ['zig', 'cargo-zigbuild'].filter((c) => !onPath(c)) : []
   if (absent.length > 0) {
-    throw new Error(`targets: ${absent.join(' and ')} not on PATH: run \`bash scripts/toolchain.sh\` and \`. scripts/tools-env.sh\` first (npm test and scripts/install.sh do)`)
+    throw new Error(
+      `targets: ${absent.join(' and ')} not on PATH: run \`bash scripts/toolchain.sh cross\` and \`. scripts/tools-env.sh\` first ` +
+        '(npm run build:all and npm run test:platforms do; this machine\'s own build, --host, needs neither)',
+    )
   }
   execFileSync(napi, ['create-npm-dirs'], { cwd: root, stdio: ['ignore', 'ignore', 'ignore'] })
-  for (const target of selected) {
+  let written
+  for (const { target, host: own } of builds) {
     const started = Date.now()
-    const out = join(root, '.tmp', 'artifacts', target.platformArchABI)
+    const out = own ? join(artifacts, 'host', target.platformArchABI) : join(artifacts, target.platformArchABI)
     mkdirSync(out, { recursive: true })
-    const env = { ...process.env, ...buildEnv(target) }
-    if (target.platform === 'darwin') env.MACOSX_DEPLOYMENT_TARGET ??= deploymentTarget(target.triple)
+    const env = { ...process.env, ...buildEnv(target, { host: own }) }
+    if (target.platform === 'darwin' && !own) env.MACOSX_DEPLOYMENT_TARGET ??= deploymentTarget(target.triple)
     const outputs = builtFiles(target, config.binaryName)
-    const args = buildArgs(target, out)
+    const args = buildArgs(target, out, { host: own })
     const digest = inputsDigest(args, env)
     const stamp = join(out, '.inputs')
     const upToDate = prebuilt || (!force && outputs.every(([, shipped]) => existsSync(join(out, shipped))) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest)
@@ -193,15 +224,17 @@ async function main() {
     for (const [, shipped] of outputs) copyFileSync(join(out, shipped), join(root, 'npm', target.platformArchABI, shipped))
     const file = outputs[0][1]
     if (target.platformArchABI === host) copyFileSync(join(out, file), join(root, file))
+    if (existsSync(join(out, 'binding.cjs'))) written ??= out
     const size = statSync(join(out, file)).size
+    const kind = own ? "this machine's own build" : glibcFloor(target) ? `as shipped, glibc ${glibcFloor(target)} floor` : 'as shipped'
     const took = prebuilt ? 'prebuilt' : upToDate ? 'up to date' : `built in ${((Date.now() - started) / 1000).toFixed(1)} s`
-    console.error(`targets: ${file} (${size} bytes) ${took}`)
+    console.error(`targets: ${file} (${size} bytes, ${kind}) ${took}`)
   }
 
   // The loader and its types, as `napi build --js --dts` wrote them beside each target's binary
   // (the same for every target: they follow the crate's #[napi] exports); --no-build takes them
   // from an earlier build or from downloaded artifacts.
-  const written = all.map((t) => join(root, '.tmp', 'artifacts', t.platformArchABI)).find((dir) => existsSync(join(dir, 'binding.cjs')))
+  written ??= [join(artifacts, 'host', host), ...all.map((t) => join(artifacts, t.platformArchABI))].find((dir) => existsSync(join(dir, 'binding.cjs')))
   if (written === undefined) throw new Error('targets: no build wrote binding.cjs; build a target first')
   for (const file of ['binding.cjs', 'binding.d.ts']) copyFileSync(join(written, file), join(root, file))
 }

@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# The whole test command (`npm test`): install and build (the other platforms' binaries too), then
-#   1. cargo fmt --check and cargo clippy (warnings are errors), then cargo test: unit and
-#      property tests of the pure core;
-#   2. vitest: contract, differential, compaction, robustness, real-tmux, packaging, platforms and
-#      end-to-end suites (the platforms suite finds the tools install.sh installs through
-#      scripts/tools-env.sh);
-#   3. the contract, differential, compaction and generations suites against the WebAssembly build;
-#   4. the coverage floors (scripts/coverage.sh --gate).
+# The test command (`npm test`): this machine's build and everything that runs against it; nothing
+# for other platforms (`npm run test:platforms`, scripts/test-platforms.sh, has the cross builds, the
+# emulated runs and the header checks). First scripts/install.sh --tests (tmux, zstd and bubblewrap
+# from apt when missing, npm packages, this machine's release build with plain cargo, the
+# WebAssembly build and its Rust target, the tarballs, the dsh CLI in e2e/), then
+#   1. cargo fmt --check and cargo clippy (warnings are errors);
+#   2. on Linux x64, scripts/coverage.sh --gate: cargo test (unit and property tests of the pure
+#      core), then every vitest suite but the platforms one (vitest.config.mjs: contract,
+#      differential, compaction, generations, robustness, sandbox, place, scan, real-tmux, packaging
+#      and end-to-end, against the real harness packages, real tmux and the real dsh CLI), once, on
+#      an instrumented build of this machine's binary, which gives the coverage floors README lists
+#      from that same run (a file below its floor fails); then the contract and differential suites
+#      once more against the release build the demo installs (coverage.sh lays it out again).
+#      Elsewhere (the hosted macOS and Linux arm64 runners), cargo test and the same suites on the
+#      release build;
+#   3. the contract, differential, compaction and generations suites against the WebAssembly build.
+# About 5 minutes from a fresh clone on 2 cores, about 4 once everything is installed and built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "$(uname -s)" in
@@ -20,29 +29,30 @@ case "$(uname -s)" in
       __test__/robustness.test.mjs __test__/sandbox.test.mjs __test__/place.test.mjs
     ;;
 esac
-bash scripts/install.sh --all-targets
-. scripts/tools-env.sh
+bash scripts/install.sh --tests
+export TMUX_CONTEXT_INSTALLED=1
 cargo fmt --check
 cargo clippy --all-targets --quiet -- -D warnings
-cargo test --lib
 mkdir -p .tmp
+rm -f .tmp/vitest.json .tmp/vitest-release.json .tmp/vitest-wasm.json
+reports=(.tmp/vitest.json)
 status=0
-npx vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest.json || status=$?
+if [ "$(uname -sm)" = "Linux x86_64" ]; then
+  bash scripts/coverage.sh --gate || status=$?
+  npx vitest run __test__/contract.test.mjs __test__/differential.test.mjs \
+    --reporter=default --reporter=json --outputFile=.tmp/vitest-release.json || status=$?
+  reports+=(.tmp/vitest-release.json)
+else
+  cargo test --lib
+  npx vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest.json || status=$?
+fi
 # 3. The contract, differential, compaction and generations suites once more, against the WebAssembly build as a
 #    user installs it (the main tarball and the wasm32-wasi one, no native binary in reach), and
 #    NAPI_RS_FORCE_WASI=error so nothing else can load.
 wasm=$(bash scripts/wasm-consumer.sh)
 TMUX_CONTEXT_PACKAGE=$wasm NAPI_RS_FORCE_WASI=error npx vitest run __test__/contract.test.mjs __test__/differential.test.mjs __test__/compaction.test.mjs __test__/generations.test.mjs \
   --reporter=default --reporter=json --outputFile=.tmp/vitest-wasm.json || status=$?
-# 4. The coverage floors README lists ("Coverage"): the suites once more (not the end-to-end and
-#    platforms ones) on an instrumented build of this machine's binary, and a file below its floor fails.
-bash scripts/coverage.sh --gate || status=$?
-# The names of the tests that skipped (they say why), then one plain closing line for both vitest runs' counts.
-node -e "
-  const runs = ['.tmp/vitest.json', '.tmp/vitest-wasm.json'].map((f) => JSON.parse(require('fs').readFileSync(f, 'utf8')));
-  const skipped = runs.flatMap((r) => r.testResults.flatMap((f) => f.assertionResults.filter((a) => a.status === 'pending' || a.status === 'skipped' || a.status === 'todo').map((a) => a.fullName)));
-  if (skipped.length > 0) console.log('skipped:\\n' + skipped.map((n) => '  - ' + n).join('\\n'));
-  const sum = (k) => runs.reduce((n, r) => n + r[k], 0);
-  console.log('vitest: ' + sum('numPassedTests') + ' passed, ' + sum('numFailedTests') + ' failed, ' + (sum('numPendingTests') + sum('numTodoTests')) + ' skipped');
-" || true
+reports+=(.tmp/vitest-wasm.json)
+# The names of the tests that skipped (they say why), then one plain closing line for the vitest runs' counts.
+node scripts/vitest-summary.mjs "${reports[@]}" || true
 exit $status
