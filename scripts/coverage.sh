@@ -12,7 +12,7 @@
 #     __test__/setup.mjs from TMUX_CONTEXT_V8_COVERAGE, as vitest keeps it out of its workers), whose
 #     installed copies of the files are mapped back to this checkout (they are the same bytes).
 # The suites' own output shows as they run (and vitest's JSON report goes to .tmp/vitest.json); then
-# cargo llvm-cov's per-file table (with TOTAL) and a per-file V8 table, and the floors that README
+# cargo llvm-cov's per-file table (with TOTAL) and a per-file V8 table, and the floors that docs/maintainers.md
 # lists ("Coverage") are checked. Fails when a suite fails; --gate (npm test, whose one run of the
 # suites this is) also when a file is below its floor.
 # Stands alone from a fresh clone: it first installs what the suites need (scripts/install.sh

@@ -9,7 +9,7 @@
 #      core), then every vitest suite but the platforms one (vitest.config.mjs: contract,
 #      differential, compaction, generations, robustness, sandbox, place, scan, real-tmux, packaging
 #      and end-to-end, against the real harness packages, real tmux and the real dsh CLI), once, on
-#      an instrumented build of this machine's binary, which gives the coverage floors README lists
+#      an instrumented build of this machine's binary, which gives the coverage floors docs/maintainers.md lists
 #      from that same run (a file below its floor fails); then the contract and differential suites
 #      once more against the release build the demo installs (coverage.sh lays it out again).
 #      Elsewhere (the hosted macOS and Linux arm64 runners), cargo test and the same suites on the
