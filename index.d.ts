@@ -18,7 +18,11 @@ import z from '@deepseek-ai/schemastery';
 export declare const name = "tmux-context";
 /** The agent registry that owns pre-step processing: `['agents']`. */
 export declare const inject: string[];
-/** Per-turn tmux-location scheduling. Invalid values fail plugin load with a `TypeError`. */
+/**
+ * Per-turn tmux-location scheduling. Invalid values fail plugin load with a `TypeError`; a value of
+ * another type is refused before that by Cordis's check of {@link Config} (`ValidationError: invalid
+ * config: $.<field> …`).
+ */
 export interface Config {
     /**
      * Minimum milliseconds between durable readings in one session, measured on `Date.now()` from

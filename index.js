@@ -1,6 +1,6 @@
-// Package entry of @deepseek-ai/dsh-tmux-context (native). The Rust build (binding.cjs) decides what
-// to ask tmux and what its answer means; this file loads it, checks the config, reads the payload and
-// the session's log, calls the executor within our own bound, and builds the message (docs/design.md).
+// Package entry of @deepseek-ai/dsh-tmux-context (native). The Rust build decides what to ask tmux and what
+// it means; this file loads it, checks the config, reads the payload and the session, calls the executor
+// within our own bound, and builds the message (docs/design.md).
 import { createRequire } from 'node:module'
 import z from '@deepseek-ai/schemastery'
 
@@ -29,14 +29,10 @@ function load() {
   throw new Error(`${manifest.name}: the build that loaded is not this package's (it lacks apply, plan and read): ${cause}.`)
 }
 
-/**
- * This platform's binary package by name (`-gnu` on Linux, `-msvc` on Windows), unless a NAPI_RS_
- * variable asks binding.cjs to choose: binding.cjs costs a fresh process 2–3 ms more (bench row 3a).
- */
+/** This platform's binary package by name, unless a NAPI_RS_ variable asks binding.cjs to choose (which costs 2–3 ms more: bench row 3a). */
 function direct() {
   if (['NAPI_RS_NATIVE_LIBRARY_PATH', 'NAPI_RS_FORCE_WASI', 'NAPI_RS_ENFORCE_VERSION_CHECK'].some((v) => process.env[v])) return undefined
-  const abi = { linux: '-gnu', win32: '-msvc' }[process.platform] ?? ''
-  return quietly(() => require(`${manifest.name}-${process.platform}-${process.arch}${abi}`))
+  return quietly(() => require(`${manifest.name}-${process.platform}-${process.arch}${{ linux: '-gnu', win32: '-msvc' }[process.platform] ?? ''}`))
 }
 
 const native = load()
@@ -58,8 +54,8 @@ const WHERE = "(change it under config: of the tmux-context row in your profile'
 /** The config's values, each read once (a null config throws the JS package's TypeError); a bad one throws a TypeError naming it. */
 function checkConfig(config) {
   const refreshIntervalMs = config.refreshIntervalMs
-  const queryTimeoutMs = config.queryTimeoutMs ?? 5000
-  const panes = config.panes ?? false
+  const [timeout, shown] = [config.queryTimeoutMs, config.panes]
+  const [queryTimeoutMs, panes] = [timeout === undefined ? 5000 : timeout, shown === undefined ? false : shown]
   const bad = (field, rule, value) => new TypeError(`tmux-context: ${field} must be ${rule}, got ${String(value)} ${WHERE}`)
   if (refreshIntervalMs !== undefined && !(Number.isSafeInteger(refreshIntervalMs) && refreshIntervalMs >= 0)) throw bad('refreshIntervalMs', 'a non-negative safe integer', refreshIntervalMs)
   if (!(Number.isSafeInteger(queryTimeoutMs) && queryTimeoutMs >= 1 && queryTimeoutMs <= 2147483647)) throw bad('queryTimeoutMs', 'a positive safe integer no greater than 2147483647', queryTimeoutMs)
@@ -67,10 +63,7 @@ function checkConfig(config) {
   return { refreshIntervalMs, queryTimeoutMs, panes }
 }
 
-/**
- * Registers the prepended `agent/pre-step` listener for the lifetime of `ctx`; throws a `TypeError`
- * on a bad config. Where no build can load, it warns once why and registers nothing.
- */
+/** Registers the prepended `agent/pre-step` listener; a bad config throws. Where no build loads, it warns once why. */
 export function apply(ctx, config) {
   const checked = checkConfig(config)
   if (native.unavailable !== undefined) return void ctx.logger?.warn?.(native.unavailable)
@@ -93,8 +86,7 @@ function loadedLine() {
 }
 
 /**
- * The listener: `await next()` first, always; then, unless the step was rejected or aborted, the
- * build plans (one call), the executor runs the query, and the build reads its outcome (one call).
+ * The listener: `await next()` first; then, unless rejected or aborted, `plan`, the query and `read`.
  * Nothing escapes: a failure is one warning, and the step keeps `next()`'s decision.
  */
 async function preStep(ctx, get, plugin, timeoutMs, log, payload, next) {
@@ -136,10 +128,8 @@ function quietly(read, otherwise) {
 const messageOf = (error) => quietly(() => (error instanceof Error ? error.message : String(error)), 'an error that cannot be shown')
 
 /**
- * Runs the query through the executor: `run(resolve(request))` (`ctx.bash`, `ctx.shell` up to
- * 0.1.1), else `(await execute(resolve(request))).result()` (0.1.7+), under a sandbox policy
- * narrowed to `read-only` where the executor resolved `workspace-write` (the query only reads).
- * Returns what `read` takes, and whether the reading's source is the 0.1.7+ own kind.
+ * The query through the executor, `run(resolve(request))`, else (0.1.7+) `(await execute(spec)).result()`, under a
+ * `workspace-write` policy narrowed to `read-only` (the query only reads): what `read` takes, and the source kind.
  */
 async function ask(bash, command, signal, timeoutMs, log) {
   // Each member read once: every read of a Cordis service goes through its proxy (bench row 1a).
@@ -159,13 +149,22 @@ async function ask(bash, command, signal, timeoutMs, log) {
       if (quietly(() => narrowed?.sandboxPolicy?.mode) === 'read-only') spec = narrowed
     }
     if (viaRun && typeof run !== 'function') throw new TypeError('bash.run is not a function')
-    const pending = viaRun ? run.call(bash, spec) : resultOf(execute.call(bash, spec))
+    const execution = viaRun ? undefined : awaited(execute.call(bash, spec))
+    const pending = viaRun ? run.call(bash, spec) : resultOf(execution)
     const result = await withinBound(pending, Math.min(timeoutMs + 1000, 2147483647))
-    return { ...(result === EXPIRED ? { end: 'expired' } : outcomeOf(result)), ownKind: !viaRun }
+    if (result !== EXPIRED) return { ...outcomeOf(result), ownKind: !viaRun }
+    // Our bound ran out: an execute() handle is told to stop (the run() generation has no handle).
+    execution?.then((handle) => quietly(() => handle.kill?.()), () => {})
+    return { end: 'expired' }
   } catch (error) {
     return { end: 'failed', detail: messageOf(error) }
   }
 }
+
+const EXPIRED = Symbol('expired')
+
+/** `await value` as a promise of its own: `await` calls no `then` a promise carries itself, as the JS package's. */
+const awaited = async (value) => await value
 
 /** `(await execution).result()`: the 0.1.7+ executor's run result. */
 async function resultOf(pending) {
@@ -173,19 +172,12 @@ async function resultOf(pending) {
   return execution.result()
 }
 
-const EXPIRED = Symbol('expired')
-
 /** `await pending`, or `EXPIRED` once `ms` have passed on the real clock. */
 async function withinBound(pending, ms) {
   let timer
-  const bound = new Promise((resolve) => {
-    timer = setTimeout(resolve, ms, EXPIRED)
-    timer.unref()
-  })
-  // `await`, not `then`: a promise's own `then` is not called, as the JS package's `await` calls none.
-  const settled = (async () => await pending)()
+  const bound = new Promise((resolve) => (timer = setTimeout(resolve, ms, EXPIRED)).unref())
   try {
-    return await Promise.race([settled, bound])
+    return await Promise.race([awaited(pending), bound])
   } finally {
     clearTimeout(timer)
   }
@@ -247,7 +239,7 @@ function readingOf(event) {
 }
 
 /**
- * The newest reading the model still sees (`seen`), whether a newer one is shadowed, and whether the
+ * The newest reading the model still sees (`seen`), whether a newer one was shadowed just now, and whether the
  * surface was replaced inside `next()` (`before`: its generation then) or since the last look;
  * reading only the events appended since the last step (the whole log, newest first, on first
  * sight or when the log is not the one read).
@@ -269,10 +261,14 @@ function sessionOf(session, before) {
   known.read = events.length
   known.last = events[events.length - 1]
   const generation = generationOf({ session })
-  const replaced = generation !== undefined && ((before !== undefined && before !== generation) || (known.seen !== undefined && known.seen !== generation))
+  const changed = (then) => generation !== undefined && then !== undefined && then !== generation
+  const replaced = changed(before) || changed(known.seen)
   known.seen = generation
+  const last = known.sighting
   const shown = visible(session, known, generation)
-  return { seen: shown ? (known.reading ?? undefined) : undefined, shadowed: known.reading != null && !shown, replaced }
+  // Shadowed just now: a reading already known to be shadowed was asked about once (from a break-in).
+  const newly = !shown && !(last?.seq === known.reading?.seq && last.visible === false)
+  return { seen: shown ? (known.reading ?? undefined) : undefined, shadowed: known.reading != null && newly, replaced }
 }
 
 /** Whether `surface.nodes` still holds the newest reading's seq; looked up again only when the surface was replaced since. */

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { agentEvents } from '@deepseek-ai/dsh-agent'
-import { compact, implementations, isPassThrough, makeAgent, mount, preStep, readings, turn } from './harness.mjs'
+import { compact, implementations, isPassThrough, line, makeAgent, mount, native, preStep, readings, runResult, turn } from './harness.mjs'
 
 afterEach(() => {
   vi.useRealTimers()
@@ -70,6 +70,25 @@ describe('a compaction that shadows the reading', () => {
     expect(again.content[0].text).toBe(first.content[0].text.replace('(turn 1)', '(turn 2)'))
     expect(again.source).toEqual({ kind: 'plugin', plugin: 'tmux-context', form: 'snapshot', sections: [{ name: 'tmux-context', text: again.content[0].text }] })
     expect(again.id).not.toBe(first.id)
+  })
+
+  it('a shadowed reading tmux cannot re-read is asked about once, not again at every later replacement (from a break-in)', async () => {
+    let answer = () => Promise.resolve(runResult(line() + '\n'))
+    const { ctx, record } = await mount(native, {}, { respond: () => answer() })
+    const agent = makeAgent()
+    await turn(ctx, agent, 1)
+    compactAll(agent, 1)
+    // Now outside tmux (a resumed session elsewhere): the query exits 10.
+    answer = () => Promise.resolve({ ...runResult(''), exitCode: 10 })
+    const before = record.ran.length
+    for (let step = 2; step <= 7; step++) {
+      // A replacement of the step's own messages (the tool-result pruner's kind), not of the reading.
+      const a = say(agent, `tool output ${step}`)
+      const b = say(agent, `more ${step}`)
+      compact(agent, a.seq, b.seq, 1)
+      expect(isPassThrough(await preStep(ctx, agent, { turn: 1, step }))).toBe(true)
+    }
+    expect(record.ran.length - before).toBe(1)
   })
 
   it('two compactions in a row: each shadowed reading is read again once', async () => {

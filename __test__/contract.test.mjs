@@ -528,10 +528,21 @@ describe('beyond the JS package: a bounded query', () => {
     [2 ** 31, '2147483648'],
     [Number.NaN, 'NaN'],
     ['100', '100'],
+    [null, 'null'],
   ])('queryTimeoutMs %s fails at load with the exact TypeError', (value, shown) => {
     const call = () => native.apply({ on() {} }, { queryTimeoutMs: value })
     expect(call).toThrow(TypeError)
     expect(call).toThrow(`tmux-context: queryTimeoutMs must be a positive safe integer no greater than 2147483647, got ${shown}`)
+  })
+
+  it.each([
+    ['yes', 'yes'],
+    [1, '1'],
+    [null, 'null'],
+  ])('panes %s fails at load with a TypeError that names it and where to change it', (value, shown) => {
+    const call = () => native.apply({ on() {} }, { panes: value })
+    expect(call).toThrow(TypeError)
+    expect(call).toThrow(`tmux-context: panes must be true or false, got ${shown} (change it under config: of the tmux-context row in your profile's cordis.patch.yml, or cordis.yml)`)
   })
 
   it('an executor that ignores the bound cannot hold the turn: native passes through, JS still waits', async () => {

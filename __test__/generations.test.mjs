@@ -155,6 +155,16 @@ describe('an execute()-only executor (upstream 0.1.7+/0.2)', () => {
     expect(record.executed).toHaveLength(1)
   }, 10_000)
 
+  it('when our own bound runs out, the execution is told to stop (kill()), once (from a break-in)', async () => {
+    const kill = vi.fn()
+    const handle = { status: 'running', result: () => new Promise(() => {}), kill }
+    const { ctx } = await mountExecuteOnly(native, { handle, config: { queryTimeoutMs: 50 } })
+    const out = await preStep(ctx, makeAgent())
+    expect(out.decision).toBe(out.base)
+    await new Promise((r) => setImmediate(r))
+    expect(kill).toHaveBeenCalledTimes(1)
+  }, 10_000)
+
   it('for comparison, the rc.8 JS package on that host calls the missing run() and warns every turn', async () => {
     const { ctx } = await mountExecuteOnly(reference)
     const warn = vi.spyOn(ctx.logger, 'warn')

@@ -312,6 +312,22 @@ describe.skipIf(!hasTmux)('in real tmux, where the process or the server is not 
     }
   })
 
+  it.skipIf(noScript)(`a terminal nested in another (script inside script in the pane): ours reads the pane (from a break-in)${noScript ? ` (skipped: ${noScript})` : ''}`, async () => {
+    const server = new TmuxServer()
+    try {
+      const session = server.newSession('nested2')
+      const { out, command } = server.probeCommand({ impl: 'native' })
+      const inner = `script -qc ${shellQuote(command)} /dev/null`
+      const pane = server.tmux('new-window', '-P', '-F', '#{pane_id}', '-t', `${session}:`, '-n', 'script2', `exec script -qc ${shellQuote(inner)} /dev/null`)
+      const result = await waitForJson(out)
+      expect(result.error).toBeUndefined()
+      expect(result.readings).toEqual([expectedReading(server, pane)])
+      expect(result.debug).toEqual([])
+    } finally {
+      server.kill()
+    }
+  })
+
   it.skipIf(noScript)(`a nested terminal started in the background, or in a new session (setsid): no reading, like the JS package${noScript ? ` (skipped: ${noScript})` : ''}`, async () => {
     const server = new TmuxServer()
     try {

@@ -30,8 +30,18 @@ pub fn decide_injection(answer: &Answer, previous: Option<&Previous>, turn: &str
   match previous {
     Some(previous) if previous.state == state => Injection::Unchanged,
     Some(previous)
-      if parse_state(&previous.state)
-        .is_some_and(|p| p.panes == panes && same_place(&p.location, &location, answer.automatic_rename)) =>
+      if parse_state(&previous.state).is_some_and(|p| {
+        // With the roster, focus is not news either: which window or pane is active is the user's doing.
+        let before = match panes {
+          Some(_) => Location {
+            window_active: location.window_active.clone(),
+            pane_active: location.pane_active.clone(),
+            ..p.location
+          },
+          None => p.location,
+        };
+        p.panes == panes && same_place(&before, &location, answer.automatic_rename)
+      }) =>
     {
       Injection::Unchanged
     }
@@ -186,6 +196,12 @@ mod tests {
     let focused_4 = with_panes(three_layout.clone(), true, &three);
     let focused_5 = with_panes(three_layout, true, &three);
     assert!(!news(&focused_5, &focused_4));
+
+    // Focus moving to or from the agent's own pane, or to another window: with the roster, not news
+    // (from a break-in); without it, as the JS package, a reading.
+    let away = Location { pane_active: "0".into(), window_active: "0".into(), ..l.clone() };
+    assert!(!news(&with_panes(away.clone(), true, &panes), &before), "focus left the agent's pane");
+    assert!(news(&answer(away, true), &answer(l.clone(), true)), "without panes, the JS package's reading");
 
     // A client of a second session that holds the window (linked or grouped) was used last.
     let link = |id: u64, name: &str, index: &str| Winlink {

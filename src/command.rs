@@ -199,12 +199,13 @@ fn pane_lines(pid: u32, panes: bool) -> Vec<String> {
 }
 
 /// The tty must be the pane's, or, for a nested terminal (`script`, an editor's terminal, `sudo`'s
-/// pty), the first ancestor on another terminal (within 32 levels) must hold the pane's tty, in
-/// that tty's foreground process group (not a terminal started in the background, nor setsid).
+/// pty, one inside another), an ancestor reached up the chain of terminals (within 32 levels) must
+/// hold the pane's tty, in that tty's foreground process group (not a terminal started in the
+/// background); an ancestor with no terminal (setsid, a daemon) ends the walk.
 fn ancestor_lines(pid: u32) -> Vec<String> {
   vec![
     "if [ \"$pane_tty\" = \"/dev/$self_tty\" ]; then :; else".into(),
-    format!("  p={pid}; n=0; found="),
+    format!("  p={pid}; n=0; found=; term=$self_tty"),
     "  while [ $n -lt 32 ]; do".into(),
     "    if proc_stat \"$p\"; then :; else set -f; set -- $(ps -o ppid= -p \"$p\" 2>/dev/null); set +f; parent=$1; fi"
       .into(),
@@ -212,9 +213,10 @@ fn ancestor_lines(pid: u32) -> Vec<String> {
     "    if proc_stat \"$p\"; then :; else".into(),
     "      set -f; set -- $(ps -o pgid=,tpgid=,tty= -p \"$p\" 2>/dev/null); set +f; pgrp=$1 fg=$2 tty=$3".into(),
     "    fi".into(),
-    "    if [ \"$tty\" != \"$self_tty\" ]; then".into(),
-    "      [ -n \"$tty\" ] && [ \"/dev/$tty\" = \"$pane_tty\" ] && [ \"$pgrp\" = \"$fg\" ] && found=1".into(),
-    "      break".into(),
+    "    if [ \"$tty\" != \"$term\" ]; then".into(),
+    "      case $tty in ''|'?'|'??') break ;; esac".into(),
+    "      if [ \"/dev/$tty\" = \"$pane_tty\" ]; then [ \"$pgrp\" = \"$fg\" ] && found=1; break; fi".into(),
+    "      term=$tty".into(),
     "    fi".into(),
     "    n=$((n + 1))".into(),
     "  done".into(),
@@ -332,16 +334,17 @@ out=$(tmux display-message -t "$TMUX_PANE" -p '#{pane_tty}\t#{window_linked}#{se
 [ -n "$out" ] || exit 14
 pane_tty=${out%%'\t'*}; rest=${out#*'\t'}; links=${rest%%'\t'*}; record=${rest#*'\t'}
 if [ "$pane_tty" = "/dev/$self_tty" ]; then :; else
-  p=4242; n=0; found=
+  p=4242; n=0; found=; term=$self_tty
   while [ $n -lt 32 ]; do
     if proc_stat "$p"; then :; else set -f; set -- $(ps -o ppid= -p "$p" 2>/dev/null); set +f; parent=$1; fi
     p=$parent; [ -n "$p" ] && [ "$p" -gt 1 ] || break
     if proc_stat "$p"; then :; else
       set -f; set -- $(ps -o pgid=,tpgid=,tty= -p "$p" 2>/dev/null); set +f; pgrp=$1 fg=$2 tty=$3
     fi
-    if [ "$tty" != "$self_tty" ]; then
-      [ -n "$tty" ] && [ "/dev/$tty" = "$pane_tty" ] && [ "$pgrp" = "$fg" ] && found=1
-      break
+    if [ "$tty" != "$term" ]; then
+      case $tty in ''|'?'|'??') break ;; esac
+      if [ "/dev/$tty" = "$pane_tty" ]; then [ "$pgrp" = "$fg" ] && found=1; break; fi
+      term=$tty
     fi
     n=$((n + 1))
   done
@@ -365,6 +368,7 @@ fi
 
   #[test]
   fn without_panes_the_command_is_the_one_before_byte_for_byte() {
+    // (Since: the walk up nested terminals goes on through a terminal inside another.)
     let server = ServerBinary { pid: 77, start_time: 12345 };
     assert_eq!(build_command(4242, Some(server), false), BEFORE_PANES);
     assert_eq!(build_command(4242, None, false), BEFORE_PANES.replacen(SERVER_LINES, "", 1));

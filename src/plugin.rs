@@ -36,6 +36,8 @@ pub struct Plugin {
   last_reason: RefCell<Option<Reason>>,
   /// The command, for the `$TMUX` it was made under (checking the server reads `/proc`).
   command: RefCell<Option<(Option<String>, String)>>,
+  /// `$HOME`, resolved as tmux reports a pane's directory (a symlinked home, FreeBSD's `/home`).
+  home: Option<String>,
 }
 
 /// `apply(config, pid)`: the applied plugin, for index.js's listener to hand back each step.
@@ -47,6 +49,9 @@ pub fn apply(config: Config, pid: u32) -> External<Plugin> {
     backoff: RefCell::default(),
     last_reason: RefCell::default(),
     command: RefCell::default(),
+    home: std::env::var("HOME")
+      .ok()
+      .map(|home| std::fs::canonicalize(&home).map_or(home, |p| p.to_string_lossy().into_owned())),
   })
 }
 
@@ -153,8 +158,7 @@ impl Plugin {
         answer.panes = answer.panes.filter(|_| self.config.panes);
         self.last_reason.borrow_mut().take();
         let previous = compare.map(|state| Previous { state, time: 0.0, seq: None });
-        let home = std::env::var("HOME").ok();
-        return match decide_injection(&answer, previous.as_ref(), &turn, home.as_deref()) {
+        return match decide_injection(&answer, previous.as_ref(), &turn, self.home.as_deref()) {
           Injection::Unchanged => Said::default(),
           Injection::Inject(text) => Said { text: Some(text), ..Said::default() },
         };
