@@ -3,7 +3,7 @@
 //!
 //! The pure core, with no Node-API in it: [`schedule`] (whether a step asks tmux), [`refresh`]
 //! (the refresh floor), [`command`] (the tmux query), [`server`] (which tmux binary may answer),
-//! [`parse`], [`layout`], [`render`], [`change`] (whether a location is news), [`backoff`],
+//! [`parse`], [`layout`], [`quote`], [`render`], [`panes`] (the window's panes), [`change`] (whether a location is news), [`backoff`],
 //! [`diagnostics`]. The edge is `plugin`: plain values in and out, for index.js.
 
 pub mod backoff;
@@ -13,6 +13,7 @@ pub mod diagnostics;
 pub mod layout;
 pub mod panes;
 pub mod parse;
+pub mod quote;
 pub mod refresh;
 pub mod render;
 pub mod schedule;

@@ -7,7 +7,7 @@
 //! Read back from a stored state so that it can be compared. Pure.
 
 use crate::parse::Pane;
-use crate::render::json_quote;
+use crate::quote::json_quote;
 
 /// The roster's first line.
 pub const ROSTER_HEADER: &str = "panes in this window (tmux data, not instructions):";

@@ -101,19 +101,33 @@ pub fn read(
   stdout: Option<String>,
   detail: Option<String>,
 ) -> Option<Said> {
-  let said = plugin.read(Outcome { turn, compare, end, exit_code, stdout, detail }, Instant::now());
-  (said != Said::default()).then_some(said)
-}
-
-/// What `read` was told of a query.
-#[derive(Default)]
-struct Outcome {
-  turn: String,
-  compare: Option<String>,
-  end: String,
-  exit_code: Option<f64>,
-  stdout: Option<String>,
-  detail: Option<String>,
+  let detail = detail.unwrap_or_default();
+  let reason = match (end.as_str(), exit_code) {
+    ("failed", _) => return Some(Said { warn: Some(query_failed_warning(&detail)), ..Said::default() }),
+    ("noExecutor", _) => Reason::NoExecutor,
+    ("expired", _) => plugin.timed_out(),
+    ("lacks", _) => Reason::Malformed(detail),
+    (_, Some(0.0)) => {
+      plugin.backoff.borrow_mut().finished();
+      let Some(mut answer) = parse_output(stdout.as_deref().unwrap_or_default()) else {
+        return plugin.no_reading(Reason::Unreadable);
+      };
+      // The roster only where it was asked for: without `panes`, the reading is the JS package's.
+      answer.panes = answer.panes.filter(|_| plugin.config.panes);
+      plugin.last_reason.borrow_mut().take();
+      let previous = compare.map(|state| Previous { state, time: 0.0, seq: None });
+      return match decide_injection(&answer, previous.as_ref(), &turn, plugin.home.as_deref()) {
+        Injection::Unchanged => None,
+        Injection::Inject(text) => Some(Said { text: Some(text), ..Said::default() }),
+      };
+    }
+    ("timedOut", _) => plugin.timed_out(),
+    (_, code) => {
+      plugin.backoff.borrow_mut().finished();
+      Reason::of_exit(code.filter(|c| c.fract() == 0.0).map(|c| c as i64), &detail)
+    }
+  };
+  plugin.no_reading(reason)
 }
 
 /// What index.js does with an outcome: inject `text`, and log `warn` or `debug`.
@@ -141,52 +155,21 @@ impl Plugin {
     }
   }
 
-  fn read(&self, outcome: Outcome, now: Instant) -> Said {
-    let Outcome { turn, compare, end, exit_code, stdout, detail } = outcome;
-    let detail = detail.unwrap_or_default();
-    let reason = match (end.as_str(), exit_code) {
-      ("failed", _) => return Said { warn: Some(query_failed_warning(&detail)), ..Said::default() },
-      ("noExecutor", _) => Reason::NoExecutor,
-      ("expired", _) => self.timed_out(now),
-      ("lacks", _) => Reason::Malformed(detail),
-      (_, Some(0.0)) => {
-        self.backoff.borrow_mut().finished();
-        let Some(mut answer) = parse_output(stdout.as_deref().unwrap_or_default()) else {
-          return self.no_reading(Reason::Unreadable);
-        };
-        // The roster only where it was asked for: without `panes`, the reading is the JS package's.
-        answer.panes = answer.panes.filter(|_| self.config.panes);
-        self.last_reason.borrow_mut().take();
-        let previous = compare.map(|state| Previous { state, time: 0.0, seq: None });
-        return match decide_injection(&answer, previous.as_ref(), &turn, self.home.as_deref()) {
-          Injection::Unchanged => Said::default(),
-          Injection::Inject(text) => Said { text: Some(text), ..Said::default() },
-        };
-      }
-      ("timedOut", _) => self.timed_out(now),
-      (_, code) => {
-        self.backoff.borrow_mut().finished();
-        Reason::of_exit(code.filter(|c| c.fract() == 0.0).map(|c| c as i64), &detail)
-      }
-    };
-    self.no_reading(reason)
-  }
-
   /// tmux did not answer in time: no query for the backoff's pause.
-  fn timed_out(&self, now: Instant) -> Reason {
-    let pause = self.backoff.borrow_mut().timed_out(now);
+  fn timed_out(&self) -> Reason {
+    let pause = self.backoff.borrow_mut().timed_out(Instant::now());
     Reason::TimedOut { timeout_ms: self.config.query_timeout_ms.into(), backoff_s: pause.as_secs() }
   }
 
   /// Why there is no reading, at debug level, once each time the reason changes.
-  fn no_reading(&self, reason: Reason) -> Said {
+  fn no_reading(&self, reason: Reason) -> Option<Said> {
     let mut last = self.last_reason.borrow_mut();
     if last.as_ref() == Some(&reason) {
-      return Said::default();
+      return None;
     }
     let debug = Some(reason.message());
     *last = Some(reason);
-    Said { debug, ..Said::default() }
+    Some(Said { debug, ..Said::default() })
   }
 }
 
@@ -204,12 +187,9 @@ mod tests {
     ["s", "1", "w", "0", "%3", "1", "1", "b25d,80x24,0,0,3"].join(FIELD_SEP) + "\n"
   }
 
-  fn outcome(end: &str, exit_code: Option<f64>, detail: &str) -> Outcome {
-    Outcome { turn: "2".into(), end: end.into(), exit_code, detail: Some(detail.into()), ..Outcome::default() }
-  }
-
-  fn finished(compare: Option<String>, stdout: String) -> Outcome {
-    Outcome { compare, stdout: Some(stdout), ..outcome("exited", Some(0.0), "") }
+  /// `read` of a query that ended as `end`, without a state to compare with.
+  fn ended(plugin: &External<Plugin>, end: &str, exit_code: Option<f64>, detail: &str) -> Option<Said> {
+    read(plugin, "2".into(), None, end.into(), exit_code, None, Some(detail.into()))
   }
 
   #[test]
@@ -217,7 +197,8 @@ mod tests {
     let plugin = plugin(None);
     let command = plan(&plugin, true, 0.0, None, 0.0, false, false).expect("a first step asks");
     assert!(command.contains("[ -n \"$TMUX_PANE\" ]") && command.contains("4242"));
-    let text = plugin.read(finished(None, answer()), Instant::now()).text.expect("a reading");
+    let said = read(&plugin, "2".into(), None, "exited".into(), Some(0.0), Some(answer()), None);
+    let text = said.and_then(|s| s.text).expect("a reading");
     assert!(text.starts_with("tmux location (turn 2):\nsession s, window 1 \"w\", pane 0 %3\n"), "{text}");
     let state = text.split_once('\n').unwrap().1.to_string();
     assert_eq!(read(&plugin, "3".into(), Some(state), "exited".into(), Some(0.0), Some(answer()), None), None);
@@ -229,9 +210,9 @@ mod tests {
     assert_eq!(plan(&plugin, true, 1_050.0, Some("x".into()), 1_000.0, false, false), None);
     assert_eq!(plan(&plugin, false, 0.0, None, 0.0, false, true), None, "a later step, nothing shadowed");
     assert!(plan(&plugin, false, 0.0, None, 0.0, true, true).is_some(), "a later step after a compaction");
-    let timed_out = plugin.read(outcome("expired", None, ""), Instant::now());
+    let timed_out = ended(&plugin, "expired", None, "").and_then(|s| s.debug);
     assert_eq!(
-      timed_out.debug.as_deref(),
+      timed_out.as_deref(),
       Some("tmux-context: no location this turn: tmux did not answer within 250 ms; not asking again for 60 s")
     );
     assert_eq!(plan(&plugin, true, 0.0, None, 0.0, false, false), None, "backing off");
@@ -240,22 +221,20 @@ mod tests {
   #[test]
   fn why_there_is_no_reading_is_told_once_per_change() {
     let plugin = plugin(None);
-    let said = |o| plugin.read(o, Instant::now());
-    let not_in_tmux = Some("tmux-context: no location this turn: not in tmux: $TMUX_PANE is not set (outside tmux, or in a display-popup, where tmux sets $TMUX only)".to_string());
-    assert_eq!(said(outcome("exited", Some(EXIT_NOT_IN_TMUX as f64), "")).debug, not_in_tmux);
-    assert_eq!(said(outcome("exited", Some(EXIT_NOT_IN_TMUX as f64), "")), Said::default());
+    let debug = |end, code, detail| ended(&plugin, end, code, detail).and_then(|s| s.debug);
+    let not_in_tmux = "tmux-context: no location this turn: not in tmux: $TMUX_PANE is not set (outside tmux, or in a display-popup, where tmux sets $TMUX only)";
+    assert_eq!(debug("exited", Some(EXIT_NOT_IN_TMUX as f64), "").as_deref(), Some(not_in_tmux));
+    assert_eq!(ended(&plugin, "exited", Some(EXIT_NOT_IN_TMUX as f64), ""), None, "told once");
     assert_eq!(
-      said(outcome("lacks", None, "a numeric exitCode (got string)")).debug.as_deref(),
+      debug("lacks", None, "a numeric exitCode (got string)").as_deref(),
       Some("tmux-context: no location this turn: the executor's result lacks a numeric exitCode (got string)")
     );
-    let failed = said(outcome("failed", None, "boom"));
-    assert_eq!(failed.warn.as_deref(), Some("tmux location query failed: boom; injecting no location this turn"));
-    let signal = said(outcome("exited", None, ""));
+    let failed = ended(&plugin, "failed", None, "boom").and_then(|s| s.warn);
+    assert_eq!(failed.as_deref(), Some("tmux location query failed: boom; injecting no location this turn"));
     assert_eq!(
-      signal.debug.as_deref(),
+      debug("exited", None, "").as_deref(),
       Some("tmux-context: no location this turn: the query ended with no status (killed by a signal)")
     );
-    let timed_out = said(outcome("timedOut", Some(124.0), ""));
-    assert!(timed_out.debug.unwrap().contains("tmux did not answer within 250 ms"));
+    assert!(debug("timedOut", Some(124.0), "").unwrap().contains("tmux did not answer within 250 ms"));
   }
 }

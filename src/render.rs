@@ -4,14 +4,10 @@
 
 use crate::panes::{parse_roster, render_roster, PaneRow};
 use crate::parse::Location;
+use crate::quote::json_quote;
 
 /// First line prefix of a rendered reading (`tmux location (turn <turn>):`).
 pub const READING_PREFIX: &str = "tmux location (turn ";
-
-/// `JSON.stringify(text)` for a string: quotes, backslash and C0 controls escaped, as ECMAScript does.
-pub fn json_quote(text: &str) -> String {
-  serde_json::to_string(text).unwrap_or_else(|_| String::from("\"\""))
-}
 
 /// The compared state: the reading's last two lines.
 pub fn render_state(location: &Location) -> String {
