@@ -25,8 +25,7 @@ function load() {
   }
   if (['apply', 'plan', 'read'].every((f) => typeof binding[f] === 'function')) return binding
   const set = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
-  const cause = set ? `NAPI_RS_NATIVE_LIBRARY_PATH is set to ${set}, another package's build; unset it` : 'reinstall the package'
-  throw new Error(`${manifest.name}: the build that loaded is not this package's (it lacks apply, plan and read): ${cause}.`)
+  throw new Error(`${manifest.name}: the build that loaded is not this package's (it lacks apply, plan and read): ${set ? `NAPI_RS_NATIVE_LIBRARY_PATH is set to ${set}, another package's build; unset it` : 'reinstall the package'}.`)
 }
 
 /** This platform's binary package by name, unless a NAPI_RS_ variable asks binding.cjs to choose (which costs 2–3 ms more: bench row 3a). */
@@ -81,8 +80,9 @@ export function apply(ctx, config) {
 function loadedLine() {
   const wasm = native.__napiBindingTarget === 'wasm32-wasi'
   const file = Object.values(require.cache).find((m) => m?.exports === native && /\.(node|wasi\.cjs)$/.test(m.filename))?.filename
-  const platform = wasm ? 'wasm32-wasi' : (file?.split('/').pop().split('.').slice(1, -1).join('.') ?? 'unknown platform')
-  return `tmux-context: ${wasm ? 'WebAssembly' : 'native'} build ${manifest.version} (${platform}) loaded from ${file ? file.slice(0, file.lastIndexOf('/')) : 'an unknown place'}`
+  const { basename, dirname } = require('node:path')
+  const platform = wasm ? 'wasm32-wasi' : (file ? basename(file).split('.').slice(1, -1).join('.') : 'unknown platform')
+  return `tmux-context: ${wasm ? 'WebAssembly' : 'native'} build ${manifest.version} (${platform}) loaded from ${file ? dirname(file) : 'an unknown place'}`
 }
 
 /**
