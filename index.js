@@ -173,14 +173,12 @@ async function resultOf(pending) {
 }
 
 /** `await pending`, or `EXPIRED` once `ms` have passed on the real clock. */
-async function withinBound(pending, ms) {
-  let timer
-  const bound = new Promise((resolve) => (timer = setTimeout(resolve, ms, EXPIRED)).unref())
-  try {
-    return await Promise.race([awaited(pending), bound])
-  } finally {
-    clearTimeout(timer)
-  }
+function withinBound(pending, ms) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms, EXPIRED).unref()
+    const settle = (end) => (value) => (clearTimeout(timer), end(value))
+    awaited(pending).then(settle(resolve), settle(reject))
+  })
 }
 
 /** A `ShellRunResult`'s fields as `read` takes them, or what it lacks. */
