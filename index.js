@@ -53,8 +53,8 @@ const WHERE = "(change it under config: of the tmux-context row in your profile'
 /** The config's values, each read once (a null config throws the JS package's TypeError); a bad one throws a TypeError naming it. */
 function checkConfig(config) {
   const refreshIntervalMs = config.refreshIntervalMs
-  const [timeout, shown] = [config.queryTimeoutMs, config.panes]
-  const [queryTimeoutMs, panes] = [timeout === undefined ? 5000 : timeout, shown === undefined ? false : shown]
+  const [timeout, listed] = [config.queryTimeoutMs, config.panes]
+  const [queryTimeoutMs, panes] = [timeout === undefined ? 5000 : timeout, listed === undefined ? false : listed]
   const bad = (field, rule, value) => new TypeError(`tmux-context: ${field} must be ${rule}, got ${String(value)} ${WHERE}`)
   if (refreshIntervalMs !== undefined && !(Number.isSafeInteger(refreshIntervalMs) && refreshIntervalMs >= 0)) throw bad('refreshIntervalMs', 'a non-negative safe integer', refreshIntervalMs)
   if (!(Number.isSafeInteger(queryTimeoutMs) && queryTimeoutMs >= 1 && queryTimeoutMs <= 2147483647)) throw bad('queryTimeoutMs', 'a positive safe integer no greater than 2147483647', queryTimeoutMs)
