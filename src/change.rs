@@ -75,7 +75,7 @@ mod tests {
   use super::*;
   use crate::parse::tests::{loc, location, pane, panes, text};
   use crate::parse::{Pane, Winlink};
-  use crate::render::{render_state, state_of_text};
+  use crate::render::{parse_location, render_state, state_of_text};
   use proptest::prelude::*;
 
   fn answer(location: Location, automatic_rename: bool) -> Answer {
@@ -237,29 +237,7 @@ mod tests {
   /// `parse_state` as it was before panes: the layout read to the end of the state.
   fn old_parse_state(state: &str) -> Option<Location> {
     let (first, second) = state.split_once('\n')?;
-    let rest = second.strip_prefix("window active=")?;
-    let (window_active, rest) = rest.split_once(", pane active=")?;
-    let (pane_active, window_layout) = rest.split_once(", layout ")?;
-    let first = first.strip_prefix("session ")?;
-    first.match_indices(", window ").find_map(|(at, sep)| {
-      let rest = &first[at + sep.len()..];
-      let (window_index, rest) = rest.split_once(' ')?;
-      let mut quoted = serde_json::Deserializer::from_str(rest).into_iter::<String>();
-      let window_name = quoted.next()?.ok()?;
-      let rest = rest[quoted.byte_offset()..].strip_prefix(", pane ")?;
-      let (pane_index, pane_id) = rest.split_once(' ')?;
-      let plain = |s: &str| !s.is_empty() && !s.contains(' ');
-      (plain(window_index) && plain(pane_index) && plain(pane_id)).then(|| Location {
-        session_name: first[..at].to_string(),
-        window_index: window_index.to_string(),
-        window_name,
-        pane_index: pane_index.to_string(),
-        pane_id: pane_id.to_string(),
-        window_active: window_active.to_string(),
-        pane_active: pane_active.to_string(),
-        window_layout: window_layout.to_string(),
-      })
-    })
+    parse_location(first, second)
   }
 
   /// `decide_injection` as it was before panes: the reference for answers without them.

@@ -61,8 +61,8 @@ pub fn parse_state(state: &str) -> Option<State> {
   Some(State { location, panes })
 }
 
-/// The location the first two lines of a state name.
-fn parse_location(first: &str, second: &str) -> Option<Location> {
+/// The location the first two lines of a state name (before panes, the second ran to the state's end).
+pub(crate) fn parse_location(first: &str, second: &str) -> Option<Location> {
   let rest = second.strip_prefix("window active=")?;
   let (window_active, rest) = rest.split_once(", pane active=")?;
   let (pane_active, window_layout) = rest.split_once(", layout ")?;
