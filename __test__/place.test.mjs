@@ -106,7 +106,7 @@ describe('why there is no reading, at debug level, once per change of reason', (
   it.each([
     ['not in tmux', exit(10), 'not in tmux: $TMUX_PANE is not set'],
     ['no controlling tty (setsid)', exit(11), 'has no controlling terminal'],
-    ['the tty is not the pane’s', exit(12), 'nested terminal'],
+    ['the tty is not the pane’s', exit(12), 'nested in the pane'],
     ['tmux refused access', exit(14, 'access not allowed\n'), 'tmux server-access -a <user>'],
     ['tmux cannot connect (the sandbox hides the socket)', exit(13, 'error connecting to /tmp/tmux-1000/default (No such file or directory)\n'), 'the sandbox hides the tmux socket'],
     ['tmux missing', exit(127), 'tmux is not on the executor’s PATH'.replace('’', "'")],
@@ -142,7 +142,7 @@ describe('why there is no reading, at debug level, once per change of reason', (
     const m = await scripted((n) => answers[n - 1])
     const warn = vi.spyOn(m.ctx.logger, 'warn')
     await m.turns(answers.length)
-    expect(m.debug.mock.calls.map((c) => c[0].split(': ')[2])).toEqual(['not in tmux', 'not in tmux', "this process's terminal is not the pane's, nor is an ancestor's in the pane's foreground"])
+    expect(m.debug.mock.calls.map((c) => c[0].split(': ')[2])).toEqual(['not in tmux', 'not in tmux', "this process runs in a terminal nested in the pane (script, an editor's terminal) that is in the pane's background, not its foreground"])
     expect(warn).not.toHaveBeenCalled()
   })
 })

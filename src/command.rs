@@ -2,19 +2,21 @@
 //! pid, and a checked tmux server's pid and start time), that prints the location only when the
 //! process really lives in `$TMUX_PANE`; its steps and exit codes are listed in docs/design.md.
 //! `tmux` is the server's own binary (`/proc/<pid>/exe`) once `server.rs` checked it, else `PATH`'s.
-//! With `panes`, the same tmux process also lists the panes of the window (`list-panes`, after a
-//! `;` in the same client command). Pure.
+//! One tmux client command answers everything (the record, with `panes` the window's panes, and
+//! the pane's winlinks, each after a `;`): one reading describes one moment of tmux. Pure.
 
 /// The two characters backslash and `t` that separate the tmux format fields. tmux prints them
 /// verbatim, so the command holds no raw whitespace.
 pub const FIELD_SEP: &str = "\\t";
 
 /// Starts our own command's record: the fields escaped by tmux's `q:` modifier (a name holding `\t`
-/// or a newline cannot shift or forge fields), then `#{automatic-rename}`. Output without it (an
-/// executor written for the JS package, or tmux before 2.9) is read as the JS package reads it.
+/// or a newline cannot shift or forge fields), then `#{automatic-rename}` (before tmux 2.9, then
+/// the plain fields). Output without it (an executor written for the JS package) is read as the JS
+/// package reads it.
 pub const ESCAPED_LINE_MARKER: &str = "dsh-tmux-context:q2";
 
-/// Starts each line of a winlink of the pane (linked windows, grouped sessions): the session id,
+/// Starts each line of a winlink of the pane (one for each session that holds its window: more
+/// than one for a linked window or a grouped session): the session id,
 /// the window index and whether it is the session's current window, the session name, escaped, and
 /// the session id again, so that a name holding a newline (which `q:` leaves raw) cannot end a line
 /// that reads as whole.
@@ -31,8 +33,8 @@ pub const PANE_LINE_MARKER: &str = "dsh-tmux-context:pq";
 /// read only when it reads whole; see `parse.rs`.
 pub const PLAIN_PANE_LINE_MARKER: &str = "dsh-tmux-context:pp";
 
-/// Separates the escaped fields from the plain ones inside tmux's output (never printed).
-const PLAIN_MARKER: &str = "dsh-tmux-context:plain";
+/// Separates the escaped fields from the plain ones that a tmux before 2.9 adds to the record.
+pub const PLAIN_MARKER: &str = "dsh-tmux-context:plain";
 
 /// The roster fields after the marker, in query (and parse) order; the pane id comes again last.
 pub const PANE_FIELDS: [&str; 4] = ["pane_id", "pane_index", "pane_current_command", "pane_current_path"];
@@ -61,8 +63,18 @@ const QUOTED: [&str; 3] = ["session_name", "window_name", "pane_id"];
 pub const EXIT_NOT_IN_TMUX: i64 = 10;
 /// Exit status when this process has no controlling tty (a `setsid` child).
 pub const EXIT_NO_TTY: i64 = 11;
-/// Exit status when neither this process's tty nor a foreground ancestor's is the pane's.
+/// Exit status when an ancestor's terminal is the pane's, but not in its foreground (a nested
+/// terminal started in the background).
 pub const EXIT_NOT_THE_PANE: i64 = 12;
+/// Exit status when `$TMUX_PANE` is set but empty.
+pub const EXIT_PANE_EMPTY: i64 = 15;
+/// Exit status when `$TMUX_PANE` is not `%` and digits.
+pub const EXIT_NOT_A_PANE_ID: i64 = 16;
+/// Exit status when this process's terminal is no pane of the server tmux asked (`$TMUX`'s, else
+/// the default): `$TMUX` names another server, or the terminal is outside tmux.
+pub const EXIT_NO_PANE_OF_SERVER: i64 = 17;
+/// Exit status when this process's terminal is another pane of the server than `$TMUX_PANE`.
+pub const EXIT_ANOTHER_PANE: i64 = 18;
 /// Exit status when tmux failed (its message is on stderr).
 pub const EXIT_TMUX_FAILED: i64 = 13;
 /// Exit status when tmux printed nothing (`access not allowed`, a server too old for the client).
@@ -87,16 +99,6 @@ fn format_of(escaped: bool) -> String {
     .join(FIELD_SEP)
 }
 
-/// The `sh` loop that keeps the `list-panes -a` lines of `$TMUX_PANE` and prints each as a winlink line
-/// (the marker, then the fields after the pane id). The marker goes through `%s`: `printf` would turn
-/// the two characters `\t` of its own format into a tab.
-fn winlink_filter() -> String {
-  let sep = FIELD_SEP;
-  format!(
-    "while IFS= read -r line; do case $line in \"$TMUX_PANE\"'{sep}'*) printf '%s%s\\n' '{WINLINK_LINE_MARKER}{sep}' \"${{line#*'{sep}'}}\" ;; esac; done"
-  )
-}
-
 /// One roster line's format: the marker, [`PANE_FIELDS`] and the pane id again, escaped or plain.
 fn pane_line_format(escaped: bool) -> String {
   let field = |f: &str| if escaped && PANE_QUOTED.contains(&f) { format!("#{{q:{f}}}") } else { format!("#{{{f}}}") };
@@ -107,15 +109,25 @@ fn pane_line_format(escaped: bool) -> String {
 
 /// `#{?#{q:pane_id},<if tmux knows q:>,<if not>}`: tmux 2.6 to 2.8 expand the unknown `q:` to
 /// nothing, so they take the second branch (tmux expands a condition written as a format since
-/// before 2.6). Neither branch may hold a comma: it would end the branch.
+/// before 2.6). A comma inside a branch must sit inside a nested `#{…}`: at the top it would end
+/// the branch.
 fn if_escaping(escaped: &str, plain: &str) -> String {
-  debug_assert!(!escaped.contains(',') && !plain.contains(','));
   format!("#{{?#{{q:pane_id}},{escaped},{plain}}}")
 }
 
+/// The `list-panes -a` format: for each pane, a winlink line where it is `$TMUX_PANE` (the pane in
+/// each session that holds its window), an empty line elsewhere; nothing but empty lines before
+/// tmux 2.9. `$TMUX_PANE` is spliced in quoted, after the command checked it is `%` and digits.
+fn winlink_format() -> String {
+  let sep = FIELD_SEP;
+  let line = format!(
+    "{WINLINK_LINE_MARKER}{sep}#{{session_id}}{sep}#{{window_index}}{sep}#{{window_active}}{sep}#{{q:session_name}}{sep}#{{session_id}}"
+  );
+  if_escaping(&format!("#{{?#{{==:#{{pane_id}},'\"$TMUX_PANE\"'}},{line},}}"), "")
+}
+
 /// The query for process `pid`, through `server`'s binary when given; with `panes`, the panes of
-/// the window follow the location (without, the command is the one before panes existed, byte for
-/// byte).
+/// the window follow the location.
 pub fn build_command(pid: u32, server: Option<ServerBinary>, panes: bool) -> String {
   let mut lines = tty_lines(pid);
   lines.extend(server.map(server_lines).unwrap_or_default());
@@ -123,10 +135,11 @@ pub fn build_command(pid: u32, server: Option<ServerBinary>, panes: bool) -> Str
   lines.join("\n")
 }
 
-/// `$TMUX_PANE`, `proc_stat`, and this process's controlling tty (`$self_tty`).
+/// `$TMUX_PANE` (set, and a pane id), `proc_stat`, and this process's controlling tty (`$self_tty`).
 fn tty_lines(pid: u32) -> Vec<String> {
   vec![
-    format!("[ -n \"$TMUX_PANE\" ] || exit {EXIT_NOT_IN_TMUX}"),
+    format!("[ -n \"$TMUX_PANE\" ] || {{ [ -n \"${{TMUX_PANE+set}}\" ] && exit {EXIT_PANE_EMPTY}; exit {EXIT_NOT_IN_TMUX}; }}"),
+    format!("case $TMUX_PANE in %*[!0-9]*|%) exit {EXIT_NOT_A_PANE_ID};; %*) ;; *) exit {EXIT_NOT_A_PANE_ID};; esac"),
     // proc_stat <pid>: tty (`pts/N`, or empty), parent, pgrp and the tty's foreground group, from
     // /proc/<pid>/stat without spawning a process; fails where /proc has no such file.
     "proc_stat() {".into(),
@@ -157,55 +170,46 @@ fn server_lines(ServerBinary { pid, start_time }: ServerBinary) -> Vec<String> {
   ]
 }
 
-/// The pane's record from tmux, the check that this process lives in the pane, and what is printed.
-/// With `panes`, the plain fields are printed by tmux before 2.9 only (a tmux with `q:` prints
-/// none, so the roster follows the escaped record directly), and `list-panes` runs in the same
-/// tmux process: its lines follow the record in `$out`, and are printed after it, before the
-/// winlinks.
+/// One tmux client command reads everything, so that one reading describes one moment of tmux:
+/// the pane's tty and record, with `panes` the window's roster, then the pane's winlinks (every
+/// session that holds its window). `sh` splits off only the tty, which comes first and is short
+/// (a shell's pattern removal costs time quadratic in the text it scans), checks that this
+/// process lives in the pane, and prints the rest as tmux printed it: `parse.rs` reads it in one
+/// linear pass. Before tmux 2.9 (no `q:`) the record also holds the plain fields, after
+/// [`PLAIN_MARKER`].
 fn pane_lines(pid: u32, panes: bool) -> Vec<String> {
   let sep = FIELD_SEP;
-  let plain = if panes { if_escaping("", &format_of(false)) } else { format_of(false) };
-  let format = format!(
-    "#{{pane_tty}}{sep}#{{window_linked}}#{{session_grouped}}#{{q:pane_id}}{sep}{ESCAPED_LINE_MARKER}{sep}{escaped}{sep}#{{automatic-rename}}{sep}{PLAIN_MARKER}{sep}{plain}",
-    escaped = format_of(true),
-  );
+  let plain = if_escaping("", &format!("{sep}{PLAIN_MARKER}{sep}{}", format_of(false)));
+  let format =
+    format!("#{{pane_tty}}{sep}{ESCAPED_LINE_MARKER}{sep}{}{sep}#{{automatic-rename}}{plain}", format_of(true));
   let roster = if panes {
     format!(" \\; list-panes -t \"$TMUX_PANE\" -F '{}'", if_escaping(&pane_line_format(true), &pane_line_format(false)))
   } else {
     String::new()
   };
-  // With a tmux that knows `q:` and `panes`, the text after the plain marker is the roster.
-  let escaped_tail = if panes { format!(" \"${{record#*'{sep}{PLAIN_MARKER}{sep}'}}\"") } else { String::new() };
-  let escaped_printf = if panes { "%s%s\\n" } else { "%s\\n" };
   let mut lines = vec![
-    format!("out=$(tmux display-message -t \"$TMUX_PANE\" -p '{format}'{roster}) || {{ [ $? = 127 ] && exit {EXIT_TMUX_MISSING}; exit {EXIT_TMUX_FAILED}; }}"),
+    format!(
+      "out=$(tmux display-message -t \"$TMUX_PANE\" -p '{format}'{roster} \\; list-panes -a -F '{}') || {{ [ $? = 127 ] && exit {EXIT_TMUX_MISSING}; exit {EXIT_TMUX_FAILED}; }}",
+      winlink_format()
+    ),
     format!("[ -n \"$out\" ] || exit {EXIT_TMUX_SILENT}"),
-    "pane_tty=${out%%'\\t'*}; rest=${out#*'\\t'}; links=${rest%%'\\t'*}; record=${rest#*'\\t'}".into(),
+    "pane_tty=${out%%'\\t'*}".into(),
   ];
   lines.extend(ancestor_lines(pid));
-  lines.extend([
-    "case $links in".into(),
-    // tmux before 2.9 prints `#{q:pane_id}` empty: the plain fields, as the JS package reads them
-    // (and, with `panes`, the plain roster lines after them).
-    format!("  ??) printf '%s\\n' \"${{record#*'{sep}{PLAIN_MARKER}{sep}'}}\" ;;"),
-    format!("  *) printf '{escaped_printf}' \"${{record%%'{sep}{PLAIN_MARKER}{sep}'*}}\"{escaped_tail}"),
-    "    case $links in 00*) ;; *)".into(),
-    format!("      tmux list-panes -a -F '#{{pane_id}}{sep}#{{session_id}}{sep}#{{window_index}}{sep}#{{window_active}}{sep}#{{q:session_name}}{sep}#{{session_id}}' 2>/dev/null |"),
-    format!("        {}", winlink_filter()),
-    "    ;; esac ;;".into(),
-    "esac".into(),
-  ]);
+  lines.push("printf '%s\\n' \"${out#*'\\t'}\"".into());
   lines
 }
 
 /// The tty must be the pane's, or, for a nested terminal (`script`, an editor's terminal, `sudo`'s
 /// pty, one inside another), an ancestor reached up the chain of terminals (within 32 levels) must
 /// hold the pane's tty, in that tty's foreground process group (not a terminal started in the
-/// background); an ancestor with no terminal (setsid, a daemon) ends the walk.
+/// background); an ancestor with no terminal (setsid, a daemon) ends the walk. Otherwise the exit
+/// status says what the process runs in instead: a nested terminal in the pane's background,
+/// another pane of this server, or no pane of this server at all (asked of tmux on this path only).
 fn ancestor_lines(pid: u32) -> Vec<String> {
   vec![
     "if [ \"$pane_tty\" = \"/dev/$self_tty\" ]; then :; else".into(),
-    format!("  p={pid}; n=0; found=; term=$self_tty"),
+    format!("  p={pid}; n=0; found=; met=; term=$self_tty"),
     "  while [ $n -lt 32 ]; do".into(),
     "    if proc_stat \"$p\"; then :; else set -f; set -- $(ps -o ppid= -p \"$p\" 2>/dev/null); set +f; parent=$1; fi"
       .into(),
@@ -215,12 +219,18 @@ fn ancestor_lines(pid: u32) -> Vec<String> {
     "    fi".into(),
     "    if [ \"$tty\" != \"$term\" ]; then".into(),
     "      case $tty in ''|'?'|'??') break ;; esac".into(),
-    "      if [ \"/dev/$tty\" = \"$pane_tty\" ]; then [ \"$pgrp\" = \"$fg\" ] && found=1; break; fi".into(),
+    "      if [ \"/dev/$tty\" = \"$pane_tty\" ]; then met=1; [ \"$pgrp\" = \"$fg\" ] && found=1; break; fi".into(),
     "      term=$tty".into(),
     "    fi".into(),
     "    n=$((n + 1))".into(),
     "  done".into(),
-    format!("  [ -n \"$found\" ] || exit {EXIT_NOT_THE_PANE}"),
+    "  if [ -z \"$found\" ]; then".into(),
+    format!("    [ -z \"$met\" ] || exit {EXIT_NOT_THE_PANE}"),
+    format!(
+      "    tmux list-panes -a -F '#{{pane_tty}}' 2>/dev/null | while IFS= read -r t; do [ \"$t\" != \"/dev/$self_tty\" ] || exit 1; done || exit {EXIT_ANOTHER_PANE}"
+    ),
+    format!("    exit {EXIT_NO_PANE_OF_SERVER}"),
+    "  fi".into(),
     "fi".into(),
   ]
 }
@@ -284,118 +294,46 @@ mod tests {
   }
 
   #[test]
-  fn winlink_lines_read_back_as_printed() {
-    let lines = "%5\\t$3\\t0\\t1\\tview\\t$3\n%7\\t$0\\t2\\t1\\tother\\t$0\n%5\\t$0\\t1\\t0\\tmain\\ \\\"x\\\"\\t$0\n";
-    let out = std::process::Command::new("/bin/sh")
-      .arg("-c")
-      .arg(format!("printf '%s' '{}' | {}", lines.replace('\'', "'\\''"), winlink_filter()))
-      .env("TMUX_PANE", "%5")
-      .output()
-      .unwrap();
-    let printed = String::from_utf8(out.stdout).unwrap();
-    let record = "dsh-tmux-context:q2\\tview\\t0\\tw\\t0\\t\\%5\\t1\\t1\\tb25f,80x24,0,0,5\\t1\n";
-    let answer = crate::parse::parse_output(&format!("{record}{printed}")).expect("reads");
-    let ids: Vec<u64> = answer.winlinks.iter().map(|w| w.session_id).collect();
-    assert_eq!(ids, [3, 0], "{printed}");
-    let location = answer.location();
-    assert_eq!((location.session_name.as_str(), location.window_index.as_str()), ("main \"x\"", "1"));
-  }
-
-  #[test]
   fn exit_statuses_name_the_reason() {
     let me = std::process::id();
     let cmd = build_command(me, None, false);
     assert_eq!(run(&cmd, "exit 0", &[]).0, EXIT_NOT_IN_TMUX as i32);
+    assert_eq!(run(&cmd, "exit 0", &[("TMUX_PANE", "")]).0, EXIT_PANE_EMPTY as i32);
+    for not_an_id in ["main:0.1", "%", "%1x", "%1'\"$(id)\"'", "1"] {
+      assert_eq!(run(&cmd, "exit 0", &[("TMUX_PANE", not_an_id)]).0, EXIT_NOT_A_PANE_ID as i32, "{not_an_id}");
+    }
     // This test process has no controlling tty under cargo test in CI (or one that is not a pane's).
     let (code, _) = run(&cmd, "echo '/dev/pts/999\\t00\\%1\\tx'", &[("TMUX_PANE", "%1")]);
-    assert!([EXIT_NO_TTY as i32, EXIT_NOT_THE_PANE as i32].contains(&code), "{code}");
-  }
-
-  /// `build_command(4242, Some(ServerBinary { pid: 77, start_time: 12345 }))` before panes existed.
-  const BEFORE_PANES: &str = r#"[ -n "$TMUX_PANE" ] || exit 10
-proc_stat() {
-  tty= parent= pgrp= fg=
-  [ -r "/proc/$1/stat" ] || return 1
-  stat=; while IFS= read -r line || [ -n "$line" ]; do stat="$stat $line"; done < "/proc/$1/stat"
-  set -f; set -- ${stat##*') '}; set +f
-  case "$2$3$5$6" in ''|*[!0-9-]*) return 1 ;; esac
-  parent=$2 pgrp=$3 fg=$6
-  major=$(( ($5 >> 8) & 4095 )); minor=$(( ($5 & 255) | (($5 >> 12) & 1048320) ))
-  if [ "$major" -ge 136 ] && [ "$major" -le 143 ]; then tty=pts/$(( (major - 136) * 256 + minor )); fi
-}
-if proc_stat 4242; then self_tty=$tty; else self_tty=$(ps -o tty= -p 4242 2>/dev/null); fi
-self_tty=${self_tty#"${self_tty%%[! ]*}"}; self_tty=${self_tty%"${self_tty##*[! ]}"}
-case $self_tty in ''|'?'|'??') exit 11;; esac
-if [ -x /proc/77/exe ] && proc_stat 77; then
-  set -f; set -- ${stat##*') '}; set +f
-  [ "${20}" = 12345 ] && tmux() { exec /proc/77/exe "$@"; }
-fi
-out=$(tmux display-message -t "$TMUX_PANE" -p '#{pane_tty}\t#{window_linked}#{session_grouped}#{q:pane_id}\tdsh-tmux-context:q2\t#{q:session_name}\t#{window_index}\t#{q:window_name}\t#{pane_index}\t#{q:pane_id}\t#{window_active}\t#{pane_active}\t#{window_layout}\t#{automatic-rename}\tdsh-tmux-context:plain\t#{session_name}\t#{window_index}\t#{window_name}\t#{pane_index}\t#{pane_id}\t#{window_active}\t#{pane_active}\t#{window_layout}') || { [ $? = 127 ] && exit 127; exit 13; }
-[ -n "$out" ] || exit 14
-pane_tty=${out%%'\t'*}; rest=${out#*'\t'}; links=${rest%%'\t'*}; record=${rest#*'\t'}
-if [ "$pane_tty" = "/dev/$self_tty" ]; then :; else
-  p=4242; n=0; found=; term=$self_tty
-  while [ $n -lt 32 ]; do
-    if proc_stat "$p"; then :; else set -f; set -- $(ps -o ppid= -p "$p" 2>/dev/null); set +f; parent=$1; fi
-    p=$parent; [ -n "$p" ] && [ "$p" -gt 1 ] || break
-    if proc_stat "$p"; then :; else
-      set -f; set -- $(ps -o pgid=,tpgid=,tty= -p "$p" 2>/dev/null); set +f; pgrp=$1 fg=$2 tty=$3
-    fi
-    if [ "$tty" != "$term" ]; then
-      case $tty in ''|'?'|'??') break ;; esac
-      if [ "/dev/$tty" = "$pane_tty" ]; then [ "$pgrp" = "$fg" ] && found=1; break; fi
-      term=$tty
-    fi
-    n=$((n + 1))
-  done
-  [ -n "$found" ] || exit 12
-fi
-case $links in
-  ??) printf '%s\n' "${record#*'\tdsh-tmux-context:plain\t'}" ;;
-  *) printf '%s\n' "${record%%'\tdsh-tmux-context:plain\t'*}"
-    case $links in 00*) ;; *)
-      tmux list-panes -a -F '#{pane_id}\t#{session_id}\t#{window_index}\t#{window_active}\t#{q:session_name}\t#{session_id}' 2>/dev/null |
-        while IFS= read -r line; do case $line in "$TMUX_PANE"'\t'*) printf '%s%s\n' 'dsh-tmux-context:wl\t' "${line#*'\t'}" ;; esac; done
-    ;; esac ;;
-esac"#;
-
-  /// The lines [`server_lines`] adds to [`BEFORE_PANES`].
-  const SERVER_LINES: &str = r#"if [ -x /proc/77/exe ] && proc_stat 77; then
-  set -f; set -- ${stat##*') '}; set +f
-  [ "${20}" = 12345 ] && tmux() { exec /proc/77/exe "$@"; }
-fi
-"#;
-
-  #[test]
-  fn without_panes_the_command_is_the_one_before_byte_for_byte() {
-    // (Since: the walk up nested terminals goes on through a terminal inside another.)
-    let server = ServerBinary { pid: 77, start_time: 12345 };
-    assert_eq!(build_command(4242, Some(server), false), BEFORE_PANES);
-    assert_eq!(build_command(4242, None, false), BEFORE_PANES.replacen(SERVER_LINES, "", 1));
+    assert!([EXIT_NO_TTY as i32, EXIT_NO_PANE_OF_SERVER as i32].contains(&code), "{code}");
   }
 
   #[test]
-  fn with_panes_the_same_tmux_process_lists_the_window() {
-    let (off, on) = (build_command(4242, None, false), build_command(4242, None, true));
-    for c in [&off, &on] {
+  fn one_tmux_client_command_answers_everything() {
+    for panes in [false, true] {
+      let c = build_command(4242, None, panes);
       assert_eq!(c.matches("tmux display-message").count(), 1);
-      assert_eq!(c.matches("tmux ").count(), 2, "display-message, and list-panes -a for a linked window only");
+      let query = c.lines().find(|l| l.starts_with("out=$(tmux display-message")).expect("the query");
+      assert_eq!(query.matches("\\; list-panes").count(), 1 + usize::from(panes), "{query}");
+      assert!(query.contains(" \\; list-panes -a -F '#{?#{q:pane_id},#{?#{==:#{pane_id},'\"$TMUX_PANE\"'},dsh-tmux-context:wl\\t#{session_id}\\t#{window_index}\\t#{window_active}\\t#{q:session_name}\\t#{session_id},},}')"), "{query}");
+      assert!(
+        query.contains("\\t#{automatic-rename}#{?#{q:pane_id},,\\tdsh-tmux-context:plain\\t#{session_name}\\t"),
+        "plain fields before 2.9 only"
+      );
+      // The only other tmux call is on the path where the process is not in the pane.
+      let rest: Vec<&str> = c.lines().filter(|l| l.contains("tmux ") && !l.starts_with("out=$(tmux")).collect();
+      assert_eq!(rest.len(), 1, "{rest:?}");
+      assert!(
+        rest[0].contains("tmux list-panes -a -F '#{pane_tty}'")
+          && rest[0].contains(&format!("exit {EXIT_ANOTHER_PANE}"))
+      );
+      for forbidden in
+        ["pane_title", "capture-pane", "pane_pid", "${out#*'\\t'dsh", "%%'\\tdsh", "while IFS= read -r line; do case"]
+      {
+        assert!(!c.contains(forbidden), "{forbidden}");
+      }
     }
-    let query = on.lines().find(|l| l.starts_with("out=$(tmux display-message")).expect("the query");
-    assert!(query.contains("' \\; list-panes -t \"$TMUX_PANE\" -F '#{?#{q:pane_id},dsh-tmux-context:pq\\t#{q:pane_id}\\t#{pane_index}\\t#{q:pane_current_command}\\t#{q:pane_current_path}\\t#{q:pane_id},dsh-tmux-context:pp\\t#{pane_id}\\t#{pane_index}\\t#{pane_current_command}\\t#{pane_current_path}\\t#{pane_id}}')"), "{query}");
-    assert!(
-      query.contains("\\tdsh-tmux-context:plain\\t#{?#{q:pane_id},,#{session_name}\\t"),
-      "plain fields before 2.9 only"
-    );
-    for forbidden in ["pane_title", "pane_active}\\tdsh", "capture-pane", "pane_pid"] {
-      assert!(!on.contains(forbidden), "{forbidden}");
-    }
-    let changed: Vec<(&str, &str)> = off.lines().zip(on.lines()).filter(|(a, b)| a != b).collect();
-    assert_eq!(
-      (off.lines().count(), changed.len()),
-      (on.lines().count(), 2),
-      "the query and the escaped branch's printf: {changed:#?}"
-    );
+    let roster = build_command(4242, None, true);
+    assert!(roster.contains("' \\; list-panes -t \"$TMUX_PANE\" -F '#{?#{q:pane_id},dsh-tmux-context:pq\\t#{q:pane_id}\\t#{pane_index}\\t#{q:pane_current_command}\\t#{q:pane_current_path}\\t#{q:pane_id},dsh-tmux-context:pp\\t#{pane_id}\\t#{pane_index}\\t#{pane_current_command}\\t#{pane_current_path}\\t#{pane_id}}'"));
   }
 
   /// Runs what the command does with tmux's answer (`$out`): its split and its printing, without
@@ -403,26 +341,28 @@ fi
   fn print_answer(raw: &str, panes: bool) -> String {
     let command = build_command(1, None, panes);
     let split = command.lines().find(|l| l.starts_with("pane_tty=")).expect("the split");
-    let print = &command[command.find("case $links in").expect("the printing")..];
+    let print = command.lines().last().expect("the printing");
     let input = tempfile::tempfile().unwrap();
     std::io::Write::write_all(&mut &input, raw.as_bytes()).unwrap();
     std::io::Seek::rewind(&mut &input).unwrap();
     let out = std::process::Command::new("/bin/sh")
       .arg("-c")
-      .arg(format!("out=$(cat)\n{split}\n{print}"))
+      .arg(format!("out=$(cat)\n{split}\nprintf '%s\\n' \"$pane_tty\" >&2\n{print}"))
       .env("TMUX_PANE", "%0")
       .stdin(input)
       .output()
       .unwrap();
     assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), format!("{}\n", raw.split("\\t").next().unwrap()));
     String::from_utf8(out.stdout).unwrap()
   }
 
   #[test]
-  fn prints_what_real_tmux_answered() {
-    use crate::parse::tests::{PRINTED_2_6, PRINTED_2_6_ODD, PRINTED_3_3A, RAW_2_6, RAW_2_6_ODD, RAW_3_3A};
-    for (raw, printed) in [(RAW_3_3A, PRINTED_3_3A), (RAW_2_6, PRINTED_2_6), (RAW_2_6_ODD, PRINTED_2_6_ODD)] {
-      assert_eq!(print_answer(raw, true), printed);
+  fn prints_what_real_tmux_answered_after_its_tty() {
+    use crate::parse::tests::{RAW_2_6, RAW_2_6_ODD, RAW_3_3A};
+    for raw in [RAW_3_3A, RAW_2_6, RAW_2_6_ODD] {
+      let after_tty = &raw[raw.find("\\t").unwrap() + 2..];
+      assert_eq!(print_answer(raw, true), format!("{}\n", after_tty.trim_end_matches('\n')));
     }
   }
 

@@ -3,7 +3,9 @@
 //! session grouped), or any other output exactly as the JS package reads it (then the plain roster
 //! lines of a tmux before 2.9, when asked for). Pure; linear in the output's length.
 
-use crate::command::{ESCAPED_LINE_MARKER, FIELD_SEP, PANE_LINE_MARKER, PLAIN_PANE_LINE_MARKER, WINLINK_LINE_MARKER};
+use crate::command::{
+  ESCAPED_LINE_MARKER, FIELD_SEP, PANE_LINE_MARKER, PLAIN_MARKER, PLAIN_PANE_LINE_MARKER, WINLINK_LINE_MARKER,
+};
 
 /// One reading of where this process runs, as tmux prints the fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,35 +117,43 @@ fn parse_plain_line(line: &str) -> Option<Location> {
 /// tmux 3.7c and escapes it after) makes it malformed. Returns the fields and the text after that
 /// newline. One pass, linear.
 fn split_escaped(text: &str, count: usize) -> Option<(Vec<String>, &str)> {
-  split_escaped_in(text, count, false)
+  match split_escaped_in(text, count, false)? {
+    (fields, rest, Ended::Line) => Some((fields, rest)),
+    (_, _, Ended::Separator) => None,
+  }
+}
+
+/// Where a run of escaped fields ended: at a newline (or the end of the text), or at one more
+/// unescaped separator after its last field.
+#[derive(Debug, PartialEq, Eq)]
+enum Ended {
+  Line,
+  Separator,
 }
 
 /// [`split_escaped`], where a newline inside a field before the last one is part of it when
-/// `newlines_inside` (the roster's text: its last field is a pane id, which never holds one).
-fn split_escaped_in(text: &str, count: usize, newlines_inside: bool) -> Option<(Vec<String>, &str)> {
+/// `newlines_inside` (the roster's text: its last field is a pane id, which never holds one), and
+/// the last field may end at a separator too (then the text after it is returned).
+fn split_escaped_in(text: &str, count: usize, newlines_inside: bool) -> Option<(Vec<String>, &str, Ended)> {
   let mut fields = vec![String::new()];
   let mut chars = text.char_indices();
   while let Some((at, c)) = chars.next() {
     match c {
       '\\' => match chars.next() {
-        Some((_, 't')) => {
-          if fields.len() == count {
-            return None;
-          }
-          fields.push(String::new());
-        }
+        Some((_, 't')) if fields.len() == count => return Some((fields, &text[at + 2..], Ended::Separator)),
+        Some((_, 't')) => fields.push(String::new()),
         // tmux after 3.7c escapes a newline too (its master, d57d75de): still malformed.
         Some((_, '\n')) if !newlines_inside => return None,
         Some((_, other)) => fields.last_mut()?.push(other),
         None => fields.last_mut()?.push('\\'),
       },
-      '\n' if fields.len() == count => return Some((fields, &text[at + 1..])),
+      '\n' if fields.len() == count => return Some((fields, &text[at + 1..], Ended::Line)),
       '\n' if newlines_inside => fields.last_mut()?.push('\n'),
       '\n' => return None,
       other => fields.last_mut()?.push(other),
     }
   }
-  (fields.len() == count).then_some((fields, ""))
+  (fields.len() == count).then_some((fields, "", Ended::Line))
 }
 
 /// One winlink line: `<marker>\t$<id>\t<index>\t<active>\t<q:session_name>\t$<id>`; the id again
@@ -178,7 +188,10 @@ fn pane_from_fields<S: AsRef<str> + Into<String>>(fields: Vec<S>) -> Option<Pane
 fn read_escaped_roster(mut text: &str) -> Option<(Vec<Pane>, &str)> {
   let mut panes = Vec::new();
   while let Some(entry) = text.strip_prefix(PANE_LINE_MARKER).and_then(|r| r.strip_prefix(FIELD_SEP)) {
-    let (fields, after) = split_escaped_in(entry, 5, true)?;
+    let (fields, after) = match split_escaped_in(entry, 5, true)? {
+      (fields, after, Ended::Line) => (fields, after),
+      (_, _, Ended::Separator) => return None,
+    };
     panes.push(pane_from_fields(fields)?);
     text = after;
   }
@@ -207,31 +220,49 @@ fn check_roster(panes: Vec<Pane>, own_pane_id: &str) -> Option<Vec<Pane>> {
 }
 
 /// Parses the executor's stdout. Our own command's output (it starts with the marker) is read as
-/// one escaped record, then the roster entries (with `panes`), then its winlink lines; a name
-/// holding a newline makes it malformed, since a reading keeps to three lines; winlink lines that
-/// do not all read are left out (the location is then the one tmux printed), and so is a roster
-/// that does not read whole (and then the winlinks after it). Any other output is read exactly as
-/// the JS package reads it: its first line split on `\t`, exactly 8 parts, non-empty pane id; the
-/// lines after it are a roster (a tmux before 2.9, with `panes`) only when every one reads whole.
+/// one escaped record, then the roster entries (with `panes`), then its winlink lines (the empty
+/// lines of the other panes between them left out); a name holding a newline makes it malformed,
+/// since a reading keeps to three lines; winlink lines that do not all read are left out (the
+/// location is then the one tmux printed), and so is a roster that does not read whole (and then
+/// the winlinks after it). A tmux before 2.9 (no `q:`: the escaped fields empty) adds the plain
+/// fields to the record, read exactly as the JS package reads a line, and prints plain roster
+/// lines. Any other output is read exactly as the JS package reads it: its first line split on
+/// `\t`, exactly 8 parts, non-empty pane id; the lines after it are a roster (a tmux before 2.9,
+/// with `panes`) only when every one reads whole. One pass over the output: linear in its length.
 pub fn parse_output(stdout: &str) -> Option<Answer> {
   let Some(record) = stdout.strip_prefix(ESCAPED_LINE_MARKER).and_then(|r| r.strip_prefix(FIELD_SEP)) else {
-    let (first, rest) = stdout.split_once('\n').unwrap_or((stdout, ""));
-    let location = parse_plain_line(first)?;
-    let panes = if rest.is_empty() { None } else { rest.split_terminator('\n').map(parse_plain_pane).collect() };
-    let panes = panes.and_then(|panes| check_roster(panes, &location.pane_id));
-    return Some(Answer { location, automatic_rename: false, winlinks: Vec::new(), panes });
+    return parse_plain(stdout);
   };
-  let (mut fields, rest) = split_escaped(record, 9)?;
+  let (mut fields, rest, ended) = split_escaped_in(record, 9, false)?;
   let automatic_rename = fields.pop()? == "1";
+  if ended == Ended::Separator {
+    // Before tmux 2.9: the plain fields after their marker, read as the JS package reads them.
+    return parse_plain(rest.strip_prefix(PLAIN_MARKER)?.strip_prefix(FIELD_SEP)?);
+  }
   let location = location_from_parts(fields)?;
   let (panes, rest) = match read_escaped_roster(rest) {
     Some((panes, rest)) if panes.is_empty() => (None, rest),
     Some((panes, rest)) => (check_roster(panes, &location.pane_id), rest),
     None => (None, ""),
   };
-  let lines: Vec<&str> = rest.split_terminator('\n').collect();
-  let winlinks = lines.iter().map(|line| parse_winlink(line)).collect::<Option<Vec<_>>>().unwrap_or_default();
-  Some(Answer { location, automatic_rename, winlinks, panes })
+  let mut lines = rest.split_terminator('\n').filter(|line| !line.is_empty());
+  let winlinks = lines.try_fold(Vec::new(), |mut all, line| {
+    all.push(parse_winlink(line)?);
+    Some(all)
+  });
+  Some(Answer { location, automatic_rename, winlinks: winlinks.unwrap_or_default(), panes })
+}
+
+/// Output in the JS package's shape: its first line split on `\t`, then plain roster lines, read
+/// only when every one reads whole (the empty lines `list-panes -a` prints for other panes before
+/// tmux 2.9 left out: a line a newline split always ends in a pane id, so none is empty).
+fn parse_plain(text: &str) -> Option<Answer> {
+  let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
+  let location = parse_plain_line(first)?;
+  let lines: Vec<&str> = rest.split_terminator('\n').filter(|line| !line.is_empty()).collect();
+  let panes = if lines.is_empty() { None } else { lines.into_iter().map(parse_plain_pane).collect() };
+  let panes = panes.and_then(|panes| check_roster(panes, &location.pane_id));
+  Some(Answer { location, automatic_rename: false, winlinks: Vec::new(), panes })
 }
 
 #[cfg(test)]
@@ -494,11 +525,12 @@ pub(crate) mod tests {
   /// (`~/proj/src`), and in %4 a `sleep` in a directory named `we ird"q\t<tab>tab<newline>nl
   /// #{pane_id} $x;%`.
   pub const RAW_3_3A: &str = concat!(
-    "/dev/pts/0\\t00\\%0\\tdsh-tmux-context:q2\\tmain\\t0\\teditor\\t0\\t\\%0\\t1\\t1\\tb06f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,4]}\\t0\\tdsh-tmux-context:plain\\t\n",
+    "/dev/pts/0\\tdsh-tmux-context:q2\\tmain\\t0\\teditor\\t0\\t\\%0\\t1\\t1\\tb06f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,4]}\\t0\n",
     "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj\\t\\%0\n",
     "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src\\t\\%1\n",
     "dsh-tmux-context:pq\\t\\%4\\t2\\tsleep\\t/tmp/we\\ ird\\\"q\\\\t\ttab\n",
-    "nl\\ \\#{pane_id}\\ \\$x\\;\\%\\t\\%4",
+    "nl\\ \\#{pane_id}\\ \\$x\\;\\%\\t\\%4\n",
+    "dsh-tmux-context:wl\\t$0\\t0\\t1\\tmain\\t$0",
   );
 
   /// What the command printed from [`RAW_3_3A`] (run against that server).
@@ -508,6 +540,7 @@ pub(crate) mod tests {
     "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src\\t\\%1\n",
     "dsh-tmux-context:pq\\t\\%4\\t2\\tsleep\\t/tmp/we\\ ird\\\"q\\\\t\ttab\n",
     "nl\\ \\#{pane_id}\\ \\$x\\;\\%\\t\\%4\n",
+    "dsh-tmux-context:wl\\t$0\\t0\\t1\\tmain\\t$0\n",
   );
 
   /// The odd directory of [`RAW_3_3A`].
@@ -520,22 +553,26 @@ pub(crate) mod tests {
     "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj\\t\\%0\n",
     "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src\\t\\%1\n",
     "dsh-tmux-context:wl\\t$0\\t0\\t1\\tmain\\t$0\n",
+    "\n",
     "dsh-tmux-context:wl\\t$1\\t5\\t1\\tview\\t$1\n",
   );
 
-  /// What tmux 2.6 (built from its tag) printed for the query with `panes`, the same window
-  /// (no `q:`: the plain fields and the plain roster lines).
+  /// What tmux 2.6 (built from its tag) printed for the query with `panes`, the same window (no
+  /// `q:`: the escaped fields empty, then the plain fields and the plain roster lines), as recorded
+  /// before one tmux command answered everything, with the field `sh` no longer reads taken out and
+  /// the empty lines that `list-panes -a` prints for the other panes added.
   pub const RAW_2_6_ODD: &str = concat!(
-    "/dev/pts/8\\t00\\tdsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\\t0\\tdsh-tmux-context:plain\\tmain\\t0\\teditor\\t0\\t%0\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\n",
+    "/dev/pts/8\\tdsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\\t0\\tdsh-tmux-context:plain\\tmain\\t0\\teditor\\t0\\t%0\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\n",
     "dsh-tmux-context:pp\\t%0\\t0\\tsleep\\t/root/proj\\t%0\n",
     "dsh-tmux-context:pp\\t%1\\t1\\tsh\\t/root/proj/src\\t%1\n",
     "dsh-tmux-context:pp\\t%2\\t2\\tsleep\\t/tmp/we ird\"q\\t\ttab\n",
-    "nl #{pane_id} $x;%\\t%2",
+    "nl #{pane_id} $x;%\\t%2\n",
+    "\n\n",
   );
 
   /// What the command printed from [`RAW_2_6_ODD`].
   pub const PRINTED_2_6_ODD: &str = concat!(
-    "main\\t0\\teditor\\t0\\t%0\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\n",
+    "dsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\\t0\\tdsh-tmux-context:plain\\tmain\\t0\\teditor\\t0\\t%0\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\n",
     "dsh-tmux-context:pp\\t%0\\t0\\tsleep\\t/root/proj\\t%0\n",
     "dsh-tmux-context:pp\\t%1\\t1\\tsh\\t/root/proj/src\\t%1\n",
     "dsh-tmux-context:pp\\t%2\\t2\\tsleep\\t/tmp/we ird\"q\\t\ttab\n",
@@ -544,14 +581,15 @@ pub(crate) mod tests {
 
   /// tmux 2.6 once the odd pane was closed.
   pub const RAW_2_6: &str = concat!(
-    "/dev/pts/8\\t00\\tdsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0\\tdsh-tmux-context:plain\\tmain\\t0\\teditor\\t0\\t%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\n",
+    "/dev/pts/8\\tdsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0\\tdsh-tmux-context:plain\\tmain\\t0\\teditor\\t0\\t%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\n",
     "dsh-tmux-context:pp\\t%0\\t0\\tsleep\\t/root/proj\\t%0\n",
-    "dsh-tmux-context:pp\\t%1\\t1\\tsh\\t/root/proj/src\\t%1",
+    "dsh-tmux-context:pp\\t%1\\t1\\tsh\\t/root/proj/src\\t%1\n",
+    "\n",
   );
 
   /// What the command printed from [`RAW_2_6`].
   pub const PRINTED_2_6: &str = concat!(
-    "main\\t0\\teditor\\t0\\t%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\n",
+    "dsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0\\tdsh-tmux-context:plain\\tmain\\t0\\teditor\\t0\\t%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\n",
     "dsh-tmux-context:pp\\t%0\\t0\\tsleep\\t/root/proj\\t%0\n",
     "dsh-tmux-context:pp\\t%1\\t1\\tsh\\t/root/proj/src\\t%1\n",
   );
@@ -570,7 +608,7 @@ pub(crate) mod tests {
     let answer = parse_output(PRINTED_3_3A).expect("reads");
     assert_eq!(answer.location.session_name, "main");
     assert_eq!(answer.location.pane_id, "%0");
-    assert!(answer.winlinks.is_empty());
+    assert_eq!(answer.winlinks.len(), 1, "the pane's own session, from the same tmux command");
     let mut panes = two_panes();
     panes.push(pane("%4", "2", "sleep", ODD_DIR));
     assert_eq!(answer.panes, Some(panes), "an odd directory reads exactly, its newline and tab included");

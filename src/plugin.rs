@@ -122,9 +122,12 @@ pub fn read(
       };
     }
     ("timedOut", _) => plugin.timed_out(),
+    (_, Some(code)) if !(code.fract() == 0.0 && code.abs() <= f64::from(i32::MAX)) => {
+      Reason::Malformed(format!("an integral exitCode (got {code:?})"))
+    }
     (_, code) => {
       plugin.backoff.borrow_mut().finished();
-      Reason::of_exit(code.filter(|c| c.fract() == 0.0).map(|c| c as i64), &detail)
+      Reason::of_exit(code.map(|c| c as i64), &detail)
     }
   };
   plugin.no_reading(reason)
@@ -236,5 +239,18 @@ mod tests {
       Some("tmux-context: no location this turn: the query ended with no status (killed by a signal)")
     );
     assert!(debug("timedOut", Some(124.0), "").unwrap().contains("tmux did not answer within 250 ms"));
+    for (code, shown) in [(f64::NAN, "NaN"), (0.5, "0.5"), (1e300, "1e300"), (-3e9, "-3000000000.0")] {
+      assert_eq!(
+        debug("exited", Some(code), "").as_deref(),
+        Some(
+          format!(
+            "tmux-context: no location this turn: the executor's result lacks an integral exitCode (got {shown})"
+          )
+          .as_str()
+        ),
+        "not a signal, not a status it never had"
+      );
+    }
+    assert!(debug("exited", Some(3.0), "").unwrap().ends_with("the query ended with status 3"));
   }
 }
