@@ -21,32 +21,35 @@ pub enum Injection {
 /// ([`same_place`]) with the same panes. The panes (when the answer holds them) are part of the
 /// state, after the location, their directories shown under `home` as `~`: every roster line holds
 /// only what the agent would act on (which panes, where, running what), so any change in one is
-/// news, and their sizes and focus are never in it. An answer without panes reads and compares
-/// exactly as before panes existed.
+/// news, and their sizes and focus are never in it. What is compared is what the model reads: both
+/// states are read back the same way, so a change in the hidden part of a cut text, or in a pane
+/// not listed, is no news, while a change in how much was cut, or in how many panes are not
+/// listed, is. An answer without panes reads and compares exactly as before panes existed.
 pub fn decide_injection(answer: &Answer, previous: Option<&Previous>, turn: &str, home: Option<&str>) -> Injection {
   let location = answer.location();
   let panes = answer.panes.as_deref().map(|panes| rows(panes, &location.pane_id, home));
   let state = render_state_with_panes(&location, panes.as_deref());
   match previous {
-    Some(previous) if previous.state == state => Injection::Unchanged,
-    Some(previous)
-      if parse_state(&previous.state).is_some_and(|p| {
-        // With the roster, focus is not news either: which window or pane is active is the user's doing.
-        let before = match panes {
-          Some(_) => Location {
-            window_active: location.window_active.clone(),
-            pane_active: location.pane_active.clone(),
-            ..p.location
-          },
-          None => p.location,
-        };
-        p.panes == panes && same_place(&before, &location, answer.automatic_rename)
-      }) =>
-    {
+    Some(previous) if previous.state == state || same_state(&previous.state, &state, answer.automatic_rename) => {
       Injection::Unchanged
     }
     _ => Injection::Inject(render_reading(turn, &state)),
   }
+}
+
+/// Whether two states read back to the same place with the same panes; with panes, focus (which
+/// window or pane is active) is not news either: it is the user's doing.
+fn same_state(before: &str, now: &str, automatic_rename: bool) -> bool {
+  let (Some(before), Some(now)) = (parse_state(before), parse_state(now)) else { return false };
+  let location = match now.panes {
+    Some(_) => Location {
+      window_active: now.location.window_active.clone(),
+      pane_active: now.location.pane_active.clone(),
+      ..before.location
+    },
+    None => before.location,
+  };
+  before.panes == now.panes && same_place(&location, &now.location, automatic_rename)
 }
 
 /// Whether two locations are the same place of the agent, ignoring what the agent did not cause:
@@ -135,6 +138,47 @@ mod tests {
   fn two_panes() -> (Location, Vec<Pane>) {
     let l = Location { window_layout: "9c63,160x49,0,0{80x49,0,0,3,79x49,81,0,4}".into(), ..loc("s", "node") };
     (l, vec![pane("%3", "0", "node", "/home/u/proj"), pane("%4", "1", "bash", "/home/u/proj")])
+  }
+
+  #[test]
+  fn what_the_model_cannot_see_is_no_news_how_much_was_cut_is() {
+    let long = |tail: &str| Location {
+      session_name: format!("s{}{tail}", "x".repeat(100_000)),
+      ..loc("s", &format!("w{}{tail}", "y".repeat(100_000)))
+    };
+    let before = answer(long("ab"), false);
+    assert!(!news(&answer(long("ba"), false), &before), "the hidden end of both names changed");
+    assert!(news(&answer(long("abc"), false), &before), "one character more was cut");
+    let (l, panes) = two_panes();
+    let many: Vec<Pane> = (0..40).map(|i| pane(&format!("%{}", i + 3), &i.to_string(), "sh", "/home/u")).collect();
+    let before = with_panes(l.clone(), true, &many);
+    let mut hidden_changed = many.clone();
+    hidden_changed[35].command = "vim".into();
+    assert!(!news(&with_panes(l.clone(), true, &hidden_changed), &before), "a pane not listed ran another command");
+    let mut shown_changed = many.clone();
+    shown_changed[5].command = "vim".into();
+    assert!(news(&with_panes(l.clone(), true, &shown_changed), &before));
+    assert!(news(&with_panes(l.clone(), true, &many[..39]), &before), "one pane fewer is counted");
+    assert!(news(&with_panes(l, true, &panes), &before));
+  }
+
+  #[test]
+  fn no_reading_exceeds_8_kb_whatever_tmux_prints() {
+    let huge = "\u{1}\"é".repeat(5_000);
+    let l =
+      Location { session_name: huge.clone(), window_name: huge.clone(), window_layout: huge.clone(), ..loc("s", "w") };
+    let panes: Vec<Pane> = (0..200).map(|i| pane(&format!("%{i}"), &i.to_string(), &huge, &huge)).collect();
+    let Injection::Inject(reading) =
+      decide_injection(&with_panes(Location { pane_id: "%150".into(), ..l }, false, &panes), None, "123456", HOME)
+    else {
+      panic!()
+    };
+    assert!(reading.len() <= crate::bound::READING_MAX, "{}", reading.len());
+    assert!(reading.contains("pane 150 %150 (this agent)"));
+    assert!(reading.ends_with(" more panes not listed]"));
+    for line in reading.lines() {
+      assert!(line.chars().count() <= 2 * crate::bound::FIELD_MAX + crate::bound::LAYOUT_MAX, "{line}");
+    }
   }
 
   #[test]
@@ -259,7 +303,7 @@ mod tests {
     prop_oneof![
       Just(None),
       text().prop_map(Some),
-      panes().prop_map(|panes| Some(crate::panes::render_roster(&rows(&panes, "%3", None)))),
+      panes().prop_map(|panes| Some(crate::panes::render_roster(&rows(&panes, "%3", None), crate::bound::READING_MAX))),
     ]
   }
 

@@ -7,6 +7,7 @@
 //! [`diagnostics`]. The edge is `plugin`: plain values in and out, for index.js.
 
 pub mod backoff;
+pub mod bound;
 pub mod change;
 pub mod command;
 pub mod diagnostics;

@@ -1,36 +1,58 @@
 //! What the model sees: the three-line reading of a [`Location`] (with `panes`, then the panes of
 //! its window, see `panes.rs`), and the state compared for suppression (everything after the first
-//! line). Pure; without panes, byte-identical to the JS package's rendering.
+//! line). Every field bounded (`bound.rs`); below the bounds, and without panes, byte-identical to
+//! the JS package's rendering. Pure.
 
-use crate::panes::{parse_roster, render_roster, PaneRow};
+use crate::bound::{self, Keep};
+use crate::panes::{parse_roster, render_roster, PaneRow, Roster};
 use crate::parse::Location;
-use crate::quote::json_quote;
 
 /// First line prefix of a rendered reading (`tmux location (turn <turn>):`).
 pub const READING_PREFIX: &str = "tmux location (turn ";
 
+/// Bytes kept for a reading's first line (`tmux location (turn <turn>):`), so that the size of
+/// the rest does not depend on the turn.
+const FIRST_LINE_ROOM: usize = 64;
+
+/// `location` as the model reads its fields: the session name, the window name quoted, and the
+/// layout, each within its bound; the other fields as tmux printed them.
+pub fn shown(location: &Location) -> Location {
+  Location {
+    session_name: bound::session(&location.session_name),
+    window_name: bound::quoted(&location.window_name, Keep::Start),
+    window_layout: bound::layout(&location.window_layout),
+    ..location.clone()
+  }
+}
+
 /// The compared state: the reading's last two lines.
 pub fn render_state(location: &Location) -> String {
+  write_location(&shown(location))
+}
+
+/// The two lines of a location whose fields are already as shown.
+fn write_location(l: &Location) -> String {
   format!(
     "session {}, window {} {}, pane {} {}\nwindow active={}, pane active={}, layout {}",
-    location.session_name,
-    location.window_index,
-    json_quote(&location.window_name),
-    location.pane_index,
-    location.pane_id,
-    location.window_active,
-    location.pane_active,
-    location.window_layout
+    l.session_name,
+    l.window_index,
+    l.window_name,
+    l.pane_index,
+    l.pane_id,
+    l.window_active,
+    l.pane_active,
+    l.window_layout
   )
 }
 
 /// The compared state with the panes of the window after it, when given ([`render_state`]
-/// without).
+/// without), the roster cut so that the whole reading fits in [`bound::READING_MAX`] bytes.
 pub fn render_state_with_panes(location: &Location, panes: Option<&[PaneRow]>) -> String {
   let mut state = render_state(location);
   if let Some(rows) = panes {
+    let budget = bound::READING_MAX.saturating_sub(FIRST_LINE_ROOM + state.len() + 1);
     state.push('\n');
-    state.push_str(&render_roster(rows));
+    state.push_str(&render_roster(rows, budget));
   }
   state
 }
@@ -40,17 +62,19 @@ pub fn render_reading(turn: &str, state: &str) -> String {
   format!("{READING_PREFIX}{turn}):\n{state}")
 }
 
-/// What a stored state names: the location, and the panes of its window when it lists them.
+/// What a stored state names, its fields as shown ([`shown`]): the location, and the panes of its
+/// window when it lists them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct State {
   pub location: Location,
-  pub panes: Option<Vec<PaneRow>>,
+  pub panes: Option<Roster>,
 }
 
 /// A state (everything after a reading's first line, as [`render_state_with_panes`] writes it)
-/// read back; `None` for text that it does not write. A state reads back in one way only: the
-/// window name is JSON-quoted, so a session name cannot imitate the fields after it, and the
-/// layout line ends at its newline (a layout holds none), after which only a roster may follow.
+/// read back, its fields as shown; `None` for text that it does not write. A state reads back in
+/// one way only: the window name is JSON-quoted, so a session name cannot imitate the fields after
+/// it, and the layout line ends at its newline (a layout holds none), after which only a roster
+/// may follow.
 pub fn parse_state(state: &str) -> Option<State> {
   let (first, rest) = state.split_once('\n')?;
   let (second, panes) = match rest.split_once('\n') {
@@ -61,7 +85,8 @@ pub fn parse_state(state: &str) -> Option<State> {
   Some(State { location, panes })
 }
 
-/// The location the first two lines of a state name (before panes, the second ran to the state's end).
+/// The location the first two lines of a state name, its fields as shown (before panes, the
+/// second ran to the state's end).
 pub(crate) fn parse_location(first: &str, second: &str) -> Option<Location> {
   let rest = second.strip_prefix("window active=")?;
   let (window_active, rest) = rest.split_once(", pane active=")?;
@@ -70,15 +95,14 @@ pub(crate) fn parse_location(first: &str, second: &str) -> Option<Location> {
   first.match_indices(", window ").find_map(|(at, sep)| {
     let rest = &first[at + sep.len()..];
     let (window_index, rest) = rest.split_once(' ')?;
-    let mut quoted = serde_json::Deserializer::from_str(rest).into_iter::<String>();
-    let window_name = quoted.next()?.ok()?;
-    let rest = rest[quoted.byte_offset()..].strip_prefix(", pane ")?;
+    let (window_name, rest) = bound::read_quoted(rest)?;
+    let rest = rest.strip_prefix(", pane ")?;
     let (pane_index, pane_id) = rest.split_once(' ')?;
     let plain = |s: &str| !s.is_empty() && !s.contains(' ');
     (plain(window_index) && plain(pane_index) && plain(pane_id)).then(|| Location {
       session_name: first[..at].to_string(),
       window_index: window_index.to_string(),
-      window_name,
+      window_name: window_name.to_string(),
       pane_index: pane_index.to_string(),
       pane_id: pane_id.to_string(),
       window_active: window_active.to_string(),
@@ -101,6 +125,7 @@ mod tests {
   use crate::panes::{rows, ROSTER_HEADER};
   use crate::parse::tests::{loc, location, panes, ODD_DIR};
   use crate::parse::Pane;
+  use crate::quote::json_quote;
   use proptest::prelude::*;
 
   #[test]
@@ -116,7 +141,7 @@ mod tests {
   #[test]
   fn a_session_name_cannot_imitate_the_fields_after_it() {
     let l = loc("s, window 1 \"x\", pane 0 %3", "w, window 2 \"y\"");
-    assert_eq!(parse_state(&render_state(&l)), Some(State { location: l, panes: None }));
+    assert_eq!(parse_state(&render_state(&l)), Some(State { location: shown(&l), panes: None }));
     assert_eq!(parse_state("session s, window 1 \"w\", pane 0 %3\nwindow active=1"), None);
     assert_eq!(parse_state("not a state"), None);
   }
@@ -139,7 +164,7 @@ mod tests {
        pane 0 %3 (this agent) command \"node\" path \"~/proj\"\n\
        pane 1 %4 command \"vim\" path \"/tmp/we ird\\\"q\\\\t\\ttab\\nnl #{pane_id} $x;%\""
     );
-    assert_eq!(parse_state(&state), Some(State { location: l.clone(), panes: Some(rows) }));
+    assert_eq!(parse_state(&state), Some(State { location: shown(&l), panes: Some(Roster { rows, hidden: 0 }) }));
     assert_eq!(render_state_with_panes(&l, None), render_state(&l));
     for bad in [
       format!("{}\n", render_state(&l)),
@@ -186,7 +211,7 @@ mod tests {
     #[test]
     fn a_state_reads_back_as_its_location(l in location()) {
       let l = Location { window_index: l.window_index.replace(' ', "_"), pane_index: l.pane_index.replace(' ', "_"), ..l };
-      prop_assert_eq!(parse_state(&render_state(&l)), Some(State { location: l, panes: None }));
+      prop_assert_eq!(parse_state(&render_state(&l)), Some(State { location: shown(&l), panes: None }));
     }
 
     #[test]
@@ -201,7 +226,7 @@ mod tests {
         let own = if pane.id == "%3" { " (this agent)" } else { "" };
         prop_assert!(line.starts_with(&format!("pane {} {}{own} command \"", pane.index, pane.id)), "{}", line);
       }
-      prop_assert_eq!(parse_state(state_of_text(&reading)), Some(State { location: l, panes: Some(rows) }));
+      prop_assert_eq!(parse_state(state_of_text(&reading)), Some(State { location: shown(&l), panes: Some(Roster { rows, hidden: 0 }) }));
     }
 
     #[test]
