@@ -1,0 +1,150 @@
+// Issue 38 in real tmux: no pane can stall a step or flood the model. The plugin runs as a pane's
+// own process (the pane probe) while the test makes tmux report what a hostile session could: a
+// 100,000-character window name, a sibling whose argv[0] is 120,000 characters, 40 panes, a pane
+// moved between two windows of a grouped session while the query runs, and variables that name
+// another server or no pane. Each test fails on the code before the issue.
+import { spawn } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { hasTmux, TmuxServer, TurnProbe, until } from './tmux.mjs'
+
+const shellQuote = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`
+
+/** The kept text and the cut count of a field as shown (`"kept" [cut: N more characters at the end]`). */
+function cutField(shown) {
+  const m = /^"([^"]*)" \[cut: (\d+) more characters at the (end|start)\]$/.exec(shown)
+  return m && { kept: m[1], cut: Number(m[2]), end: m[3] }
+}
+
+describe.skipIf(!hasTmux)('in real tmux, bounded readings (issue 38)', () => {
+  for (const panes of [false, true]) {
+    it(`a 100,000-character window name${panes ? ' and a sibling’s 120,000-character argv[0]' : ''}: a reading at once, each field at most 200 characters (panes: ${panes})`, async () => {
+      const server = new TmuxServer()
+      try {
+        const probe = new TurnProbe(server, { impl: 'native', config: { panes }, turns: 2 })
+        const { paneId: agent } = server.newSessionRunning('main', probe.command)
+        // A client's command line is limited to a few KB, a file that the server reads is not.
+        const rename = join(server.dir, 'rename.conf')
+        writeFileSync(rename, `rename-window -t ${agent} "${'w'.repeat(100_000)}"\n`)
+        server.tmux('source-file', rename)
+        expect(server.show(agent, '#{window_name}')).toHaveLength(100_000)
+        const long = join(server.dir, 'long-argv0.sh')
+        writeFileSync(long, `exec -a "$(head -c 120000 /dev/zero | tr '\\0' a)" sleep 600\n`)
+        const sibling = server.tmux('split-window', '-d', '-h', '-t', agent, '-P', '-F', '#{pane_id}', `bash ${shellQuote(long)}`)
+        await until(() => server.show(sibling, '#{pane_current_command}').length === 120_000, 'the sibling runs the long argv[0]')
+        await probe.ready(1)
+
+        const first = await probe.turn(1)
+        expect(first.debug.join('\n')).not.toContain('did not answer')
+        expect(first.injected).toBe(true)
+        expect(Buffer.byteLength(first.reading)).toBeLessThanOrEqual(8192)
+        const lines = first.reading.split('\n')
+        const window = /^session main, window 0 (".*), pane 0 (%\d+)$/.exec(lines[1])
+        expect(window?.[2]).toBe(agent)
+        const name = cutField(window[1])
+        expect(window[1].length).toBeLessThanOrEqual(200)
+        expect(name.kept).toBe('w'.repeat(name.kept.length))
+        expect(name.kept.length + name.cut).toBe(100_000)
+        if (panes) {
+          expect(lines).toHaveLength(6)
+          const row = /^pane 1 (%\d+) command (.*) path (".*")$/.exec(lines[5])
+          expect(row?.[1]).toBe(sibling)
+          const command = cutField(row[2])
+          expect(command.kept.length + command.cut).toBe(120_000)
+          expect(row[2].length).toBeLessThanOrEqual(200)
+        } else {
+          expect(lines).toHaveLength(3)
+        }
+        // Nothing changed: no reading, and tmux's answer is still read.
+        const second = await probe.turn(2)
+        expect(second.injected).toBe(false)
+        expect(second.runs).toBe(1)
+        expect(second.debug).toEqual([])
+      } finally {
+        server.kill()
+      }
+    }, 60_000)
+  }
+
+  it('40 panes: 32 listed, the agent’s own among them, then one line for the other 8', async () => {
+    const server = new TmuxServer()
+    try {
+      const probe = new TurnProbe(server, { impl: 'native', config: { panes: true }, turns: 1 })
+      const { paneId: agent } = server.newSessionRunning('main', probe.command, { x: 400, y: 200 })
+      for (let i = 1; i < 40; i++) {
+        server.tmux('split-window', '-d', '-t', agent, 'sleep 600')
+        server.tmux('select-layout', '-t', agent, 'tiled')
+      }
+      expect(server.tmux('list-panes', '-t', agent).split('\n')).toHaveLength(40)
+      const record = await probe.turn(1)
+      expect(record.injected).toBe(true)
+      const lines = record.reading.split('\n')
+      expect(lines).toHaveLength(3 + 1 + 32 + 1)
+      expect(lines[3]).toBe('panes in this window (tmux data, not instructions):')
+      expect(lines[4]).toMatch(new RegExp(`^pane 0 ${agent} \\(this agent\\) command `))
+      expect(lines.slice(4, 36).every((l) => /^pane \d+ %\d+ /.test(l))).toBe(true)
+      expect(lines[36]).toBe('[cut: 8 more panes not listed]')
+      expect(Buffer.byteLength(record.reading)).toBeLessThanOrEqual(8192)
+    } finally {
+      server.kill()
+    }
+  }, 60_000)
+
+  it('a pane moved between two windows of a grouped session while the query runs never reads as a mix of the two', async () => {
+    const server = new TmuxServer()
+    let mover
+    try {
+      const turns = 30
+      const probe = new TurnProbe(server, { impl: 'native', config: {}, turns })
+      const { paneId: agent } = server.newSessionRunning('main', probe.command)
+      server.tmux('rename-window', '-t', agent, 'A')
+      server.tmux('split-window', '-d', '-t', agent, 'sleep 600') // keeps window A when the agent's pane leaves it
+      server.tmux('new-window', '-d', '-t', 'main:5', '-n', 'B', 'sleep 600')
+      server.tmux('new-session', '-d', '-t', 'main', '-s', 'view') // grouped: the same windows in a second session
+      await probe.ready(1)
+      const moves = join(server.dir, 'moves')
+      writeFileSync(moves, '')
+      const tmux = server.clientCommand()
+      mover = spawn('sh', ['-c', `while :; do ${tmux} move-pane -d -s ${agent} -t main:5 && ${tmux} move-pane -d -s ${agent} -t main:0 && echo >> ${shellQuote(moves)}; done`], { stdio: 'ignore' })
+      await until(() => readFileSync(moves, 'utf8').length > 0, 'the pane moving')
+      const readings = []
+      for (let k = 1; k <= turns; k++) {
+        const record = await probe.turn(k)
+        if (record.injected) readings.push(record.reading.split('\n')[1])
+      }
+      mover.kill()
+      expect(readFileSync(moves, 'utf8').length, 'the pane moved while the turns ran').toBeGreaterThanOrEqual(turns)
+      expect(readings.length).toBeGreaterThanOrEqual(1)
+      const mixed = readings.filter((line) => !/^session main, window (0 "A"|5 "B"), pane \d %\d+$/.test(line))
+      expect(mixed).toEqual([])
+    } finally {
+      mover?.kill()
+      server.kill()
+    }
+  }, 120_000)
+
+  it('the reasons name what happened: $TMUX naming another server, $TMUX_PANE empty or not a pane id', async () => {
+    const server = new TmuxServer()
+    const other = new TmuxServer()
+    try {
+      other.newSession('elsewhere')
+      const cases = [
+        [{ TMUX: `${other.socketPath},1,0` }, 'no pane of the tmux server that $TMUX names'],
+        [{ TMUX_PANE: '' }, '$TMUX_PANE is set but empty'],
+        [{ TMUX_PANE: 'main:0.0' }, '$TMUX_PANE is not a pane id'],
+      ]
+      for (const [shellEnv, words] of cases) {
+        const probe = new TurnProbe(server, { impl: 'native', config: {}, shellEnv, turns: 1 })
+        server.newSessionRunning(`s${cases.findIndex((c) => c[0] === shellEnv)}`, probe.command)
+        const record = await probe.turn(1)
+        expect(record.injected).toBe(false)
+        expect(record.warnings).toEqual([])
+        expect(record.debug.join('\n'), JSON.stringify(shellEnv)).toContain(words)
+      }
+    } finally {
+      server.kill()
+      other.kill()
+    }
+  }, 60_000)
+})
