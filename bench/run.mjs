@@ -61,6 +61,9 @@ const skipped = { skipped: 'not asked for (BENCH_ROWS)' }
 // 2. Real tmux pane, real /bin/sh executor.
 const tmux = wanted('tmux') ? await phase('first step in a real tmux pane', () => tmuxLatency(quick ? { rounds: 2, iterations: 3 } : { rounds: 10, iterations: 7 })) : skipped
 const tmuxPanes = wanted('tmux') ? await phase('first step in a real tmux pane, panes: true', () => tmuxLatency({ ...(quick ? { rounds: 2, iterations: 3 } : { rounds: 10, iterations: 7 }), config: { panes: true } })) : skipped
+// Issue 38: what a hostile window costs, ours with panes: true (the JS package reads its three lines).
+const tmuxLongName = wanted('tmux') ? await phase('first step in a real tmux pane, a 100,000-character window name', () => tmuxLatency({ ...(quick ? { rounds: 2, iterations: 3 } : { rounds: 6, iterations: 5 }), config: { panes: true }, windowName: 'w'.repeat(100_000) })) : skipped
+const tmuxManyPanes = wanted('tmux') ? await phase('first step in a real tmux pane, 40 panes', () => tmuxLatency({ ...(quick ? { rounds: 2, iterations: 3 } : { rounds: 6, iterations: 5 }), config: { panes: true }, siblings: 39 })) : skipped
 const spawned = wanted('tmux') ? await phase('processes per query (strace)', () => spawnCounts()) : skipped
 // 3. Import + apply, fresh process per sample.
 const load = wanted('import') ? await phase('import + apply (fresh processes)', () => importCost({ samples: quick ? 3 : 30 })) : undefined
@@ -108,6 +111,14 @@ if (resumed.length > 0) {
 if (tmux.skipped) row(`2. first step in a real tmux pane (${tmux.skipped})`, undefined, undefined)
 else row('2. first-step pre-step in a real tmux pane, /bin/sh executor', tmux.native.median, tmux.js.median, { samples: `${tmux.native.n} + ${tmux.js.n}` })
 if (!tmuxPanes.skipped) row('2b. the same, ours with `panes: true` in a window of three panes (JS: its three lines)', tmuxPanes.native.median, tmuxPanes.js.median, { samples: `${tmuxPanes.native.n} + ${tmuxPanes.js.n}` })
+for (const [label, r] of [
+  ['2c. the same as 2b, the window named with 100,000 characters', tmuxLongName],
+  ['2d. the same as 2b, in a window of 40 panes', tmuxManyPanes],
+]) {
+  if (r.skipped) continue
+  row(label, r.native.median, r.js.median, { samples: `${r.native.n} + ${r.js.n}` })
+  row(`${label.slice(0, 2)}. characters of that reading`, r.readingChars.native, r.readingChars.js, { fmt: fmtInt, samples: '1 + 1' })
+}
 if (load) {
   row('3a. `await import(pkg)` + `apply(ctx, {})`, fresh process', load.native.totalMs.median, load.js.totalMs.median, { samples: `${load.native.totalMs.n} + ${load.js.totalMs.n}` })
   row('3b. RSS after load − RSS before (same process, after GC)', load.native.rssDelta.median, load.js.rssDelta.median, {

@@ -16,24 +16,33 @@ import { shQuote as shellQuote } from '../e2e/lib/env.mjs'
 const log = (...a) => console.error('[tmux]', ...a)
 
 /**
- * First-step latency in a real pane, alternating probes; returns per-implementation summaries.
- * With `config` (`{ panes: true }`), ours runs with it in a window of three panes (the JS package
- * has no such option and reads its three lines as always).
+ * First-step latency in a real pane, alternating probes; returns per-implementation summaries and
+ * the length of the reading each injected. With `config` (`{ panes: true }`), ours runs with it in a
+ * window of `siblings + 1` panes (default three; the JS package has no such option and reads its
+ * three lines as always); with `windowName`, each probe's window is renamed to it first (through a
+ * file the server reads: a client's command line is limited to a few KB).
  */
-export async function tmuxLatency({ rounds = 6, iterations = 6, config = {} } = {}) {
+export async function tmuxLatency({ rounds = 6, iterations = 6, config = {}, siblings = config.panes ? 2 : 0, windowName } = {}) {
   if (!hasTmux) return { skipped: 'tmux is not installed' }
   const server = new TmuxServer()
   try {
     const sessionId = server.newSession('bench', 'main')
-    // The probes' windows get two sibling panes each where the roster is asked for.
-    const siblings = config.panes ? 2 : 0
     const samples = { native: [], js: [] }
+    const readingChars = { native: [], js: [] }
     const first = { native: [], js: [] }
     for (let r = 0; r < rounds; r++) {
       for (const impl of r % 2 ? ['js', 'native'] : ['native', 'js']) {
         const { out, command } = server.probeCommand({ impl, reference: REFERENCE, config: impl === 'native' ? config : {}, iterations })
         const pane = server.tmux('new-window', '-d', '-P', '-F', '#{pane_id}', '-t', `${sessionId}:`, '-n', `${impl}-${r}`, 'sh')
-        for (let i = 0; i < siblings; i++) server.tmux('split-window', '-d', '-t', pane, 'sh')
+        for (let i = 0; i < siblings; i++) {
+          server.tmux('split-window', '-d', '-t', pane, 'sh')
+          server.tmux('select-layout', '-t', pane, 'tiled')
+        }
+        if (windowName !== undefined) {
+          const file = join(server.dir, 'rename.conf')
+          writeFileSync(file, `rename-window -t ${pane} ${shellQuote(windowName)}\n`)
+          server.tmux('source-file', file)
+        }
         server.tmux('respawn-pane', '-k', '-t', pane, command)
         const result = await waitForJson(out, 60_000)
         if (result.error) throw new Error(`${impl} probe failed: ${result.error}`)
@@ -41,11 +50,17 @@ export async function tmuxLatency({ rounds = 6, iterations = 6, config = {} } = 
           throw new Error(`${impl} probe did not inject a reading on every first step: ${JSON.stringify(result)}`)
         }
         first[impl].push(result.durationsMs[0])
+        readingChars[impl].push(result.readings[0].length)
         samples[impl].push(...result.durationsMs.slice(1))
       }
       log(`round ${r + 1}/${rounds} done`)
     }
-    return { native: summary(samples.native), js: summary(samples.js), firstOfProcess: { native: summary(first.native), js: summary(first.js) } }
+    return {
+      native: summary(samples.native),
+      js: summary(samples.js),
+      firstOfProcess: { native: summary(first.native), js: summary(first.js) },
+      readingChars: { native: Math.max(...readingChars.native), js: Math.max(...readingChars.js) },
+    }
   } finally {
     server.kill()
   }
