@@ -28,14 +28,18 @@ const failed = (report) => report.checks.filter((c) => !c.pass)
 const show = (report) => JSON.stringify({ error: report.error, failed: failed(report), pane: report.paneCapture, agentLog: report.agentLog }, null, 2)
 
 describe('README "Use" shows what the e2e runs', () => {
-  it('the patch rows and the install command, verbatim, in both languages; the exporter file in docs/install.md', async () => {
+  it('the trial of several turns in one session and the install commands, verbatim, in both languages; the exporter in docs/install.md', async () => {
     const { USER_PATCH } = await import('../e2e/lib/profile.mjs')
     const exporter = readFileSync(`${e2eDir}log-to-stderr.mjs`, 'utf8')
     for (const file of ['README.md', 'README.zh.md']) {
       const readme = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')
-      expect(readme, file).toContain(`cat > "$P/cordis.patch.yml" <<'EOF'\n${USER_PATCH}EOF\n`)
+      // "Try it": dsh's interactive profile, the row, dsh in the pane, three turns through `npm run ask` (scripts/ask.mjs).
+      expect(readme, file).toContain('dsh plugin --profile web add ./.tmp/packs/dsh-tmux-context.tgz ./.tmp/packs/dsh-tmux-context-linux-x64-gnu.tgz\n')
+      expect(readme, file).toContain(`cat > "$P/cordis.patch.yml" <<'EOF'\n- insert:\n    - id: tmux-context\n      name: '@deepseek-ai/dsh-tmux-context'\nEOF\n`)
+      expect(readme, file).toContain('dsh --profile web --no-open --port 8765 ')
+      expect(readme, file).toContain("npm run ask -- 'Where am I in tmux?'")
+      // "Install into your own dsh".
       expect(readme, file).toContain('dsh plugin --profile headless add ./.tmp/packs/dsh-tmux-context.tgz ./.tmp/packs/dsh-tmux-context-linux-x64-gnu.tgz\n')
-      expect(readme, file).toContain('cp e2e/log-to-stderr.mjs "$P/"\n')
     }
     const install = readFileSync(new URL('../docs/install.md', import.meta.url), 'utf8')
     expect(install).toContain(exporter)
