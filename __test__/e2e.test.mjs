@@ -1,11 +1,12 @@
 // End to end, through the real `dsh` 0.1.0-rc.8 CLI installed in e2e/ (scripts/install.sh): in a fresh
 // DSH_HOME, `dsh plugin --profile headless add` with the packed tarballs and the user's `- insert:` row,
 // a local DeepSeek-style model endpoint, a pane of a private tmux server.
-// 1. The CLI path (what `npm run demo` shows): two one-shot `dsh --profile headless "<task>"` runs, the
+// 1. The CLI path: two one-shot `dsh --profile headless "<task>"` runs, the
 //    window renamed in between; each reading checked byte for byte against tmux, in the model request
 //    and in the session log.
 // 2. What one-shot runs cannot show: several turns of ONE session (reading, none, reading after rename),
-//    the composition booted by code (dsh-app-boot `boot()`) over the same profile.
+//    through `dsh --profile web` (dsh's interactive profile, driven over its HTTP API: `npm run demo`),
+//    and the composition booted by code (dsh-app-boot `boot()`) over the same profile.
 // Both with each Linux backend of the composition's sandboxing `ctx.shell` (dsh-bash-sandbox over
 // dsh-sandbox-local, shipped policy workspace-write): bwrap (Debian's bubblewrap, which
 // scripts/install.sh installs) and Landlock (a stand-in `bwrap` on PATH fails the provider's probe).
@@ -27,14 +28,18 @@ const failed = (report) => report.checks.filter((c) => !c.pass)
 const show = (report) => JSON.stringify({ error: report.error, failed: failed(report), pane: report.paneCapture, agentLog: report.agentLog }, null, 2)
 
 describe('README "Use" shows what the e2e runs', () => {
-  it('the patch rows and the install command, verbatim, in both languages; the exporter file in docs/install.md', async () => {
+  it('the trial of several turns in one session and the install commands, verbatim, in both languages; the exporter in docs/install.md', async () => {
     const { USER_PATCH } = await import('../e2e/lib/profile.mjs')
     const exporter = readFileSync(`${e2eDir}log-to-stderr.mjs`, 'utf8')
     for (const file of ['README.md', 'README.zh.md']) {
       const readme = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')
-      expect(readme, file).toContain(`cat > "$P/cordis.patch.yml" <<'EOF'\n${USER_PATCH}EOF\n`)
+      // "Try it": dsh's interactive profile, the row, dsh in the pane, three turns through `npm run ask` (scripts/ask.mjs).
+      expect(readme, file).toContain('dsh plugin --profile web add ./.tmp/packs/dsh-tmux-context.tgz ./.tmp/packs/dsh-tmux-context-linux-x64-gnu.tgz\n')
+      expect(readme, file).toContain(`cat > "$P/cordis.patch.yml" <<'EOF'\n- insert:\n    - id: tmux-context\n      name: '@deepseek-ai/dsh-tmux-context'\nEOF\n`)
+      expect(readme, file).toContain('dsh --profile web --no-open --port 8765 ')
+      expect(readme, file).toContain("npm run ask -- 'Where am I in tmux?'")
+      // "Install into your own dsh".
       expect(readme, file).toContain('dsh plugin --profile headless add ./.tmp/packs/dsh-tmux-context.tgz ./.tmp/packs/dsh-tmux-context-linux-x64-gnu.tgz\n')
-      expect(readme, file).toContain('cp e2e/log-to-stderr.mjs "$P/"\n')
     }
     const install = readFileSync(new URL('../docs/install.md', import.meta.url), 'utf8')
     expect(install).toContain(exporter)
@@ -83,6 +88,19 @@ describe('e2e: the real dsh CLI in a real tmux pane', () => {
       expect(t.probe.sandbox.runner).toBe(backend)
     }
     expect(report.resolved.version).toMatch(/-native\.\d+$/)
+  }, 240_000)
+
+  it('dsh --profile web (what `npm run demo` shows): one session over its HTTP API, six turns; a reading only after a change', async () => {
+    const { runWebSession } = await import('../e2e/web-session.mjs')
+    const report = await runWebSession()
+    expect(failed(report), show(report)).toEqual([])
+    expect(report.ok).toBe(true)
+    // turn 1: the session's first; 2 and 6: nothing changed; 3: rename; 4: split; 5: `cd src` in the sibling.
+    expect(report.turns.map((t) => t.request.fresh.length)).toEqual([1, 0, 1, 1, 1, 0])
+    expect(report.turns[2].request.fresh[0].text).toContain('window 0 "demo-renamed"')
+    expect(report.turns[3].request.fresh[0].text).toMatch(/\npane 1 %\d+ command "sh" path "[^"]*\/work"$/)
+    expect(report.turns[4].request.fresh[0].text).toMatch(/\npane 1 %\d+ command "sh" path "[^"]*\/work\/src"$/)
+    expect(report.probe.files).toHaveLength(1)
   }, 240_000)
 
   it.each(['bwrap', 'landlock'])('%s: one session, three turns booted by code: a reading, none while tmux is unchanged, a reading after rename', async (backend) => {

@@ -156,6 +156,11 @@ export function ordinaryEvent(i) {
  * would make a 1 000 000-event session take ~20 s per implementation; the restore path takes ~2 s).
  */
 export function buildSession(id, reading, n, time = Date.now() - 60_000) {
+  return Session.fromRestore(SessionId(id), buildEvents(reading, n, time), { version: 0, id, createdAt: time })
+}
+
+/** The events of buildSession, as a fresh array (a store's `create(id, { seed })` takes them too). */
+export function buildEvents(reading, n, time = Date.now() - 60_000) {
   const events = []
   const push = (e) => events.push({ type: e.type, seq: events.length, time, data: e.data, ...(e.surfaceOp ? { surfaceOp: e.surfaceOp } : {}) })
   push({ type: 'turn/start', data: { turn: 1 } })
@@ -165,7 +170,7 @@ export function buildSession(id, reading, n, time = Date.now() - 60_000) {
   if (reading) push({ type: 'user/message', surfaceOp: 'append', data: JSON.parse(JSON.stringify(reading)) })
   else push(ordinaryEvent(6))
   for (let i = 0; i < n; i++) push(ordinaryEvent(i))
-  return Session.fromRestore(SessionId(id), events, { version: 0, id, createdAt: time })
+  return events
 }
 
 /** A live agent over `session`, as the loop holds one (its inbox does nothing). */

@@ -8,9 +8,11 @@
 // compares, and hands the decision back untouched (suppressed). Each sample is checked for that
 // (same decision object, exactly one query): a check of behaviour, not of timing.
 import { writeFileSync } from 'node:fs'
-import { Session, SessionId } from '@deepseek-ai/dsh-session'
+import { Context } from '@deepseek-ai/cordis'
+import AgentRegistry from '@deepseek-ai/dsh-agent'
+import { Session, SessionId, SessionStore } from '@deepseek-ai/dsh-session'
 import { compact, implementations, mount, preStep, runResult, line } from '../__test__/harness.mjs'
-import { agentOf, appendOrdinary, buildSession, fullGc, REFERENCE, summary } from './lib.mjs'
+import { agentOf, appendOrdinary, buildEvents, buildSession, fullGc, REFERENCE, summary } from './lib.mjs'
 
 const out = process.argv[2]
 const quick = process.env.BENCH_QUICK === '1'
@@ -44,7 +46,7 @@ async function makeReading(plugin) {
 }
 
 /** Which rows to measure (`BENCH_ROWS=cold`, say, for a quick look at one kind). */
-const ROWS = (process.env.BENCH_ROWS ?? 'cold,cold-none,cached,append,compacted').split(',')
+const ROWS = (process.env.BENCH_ROWS ?? 'cold,cold-none,cached,append,compacted,live').split(',')
 
 /**
  * One measured pre-step: time it, then check it queried once and was suppressed (or, with
@@ -167,6 +169,44 @@ for (const { n, cold, rounds, batch } of PLAN) {
     log(`n=${n}: ${variant} done (native ${summary(samples.native).median.toFixed(4)} ms, js ${summary(samples.js).median.toFixed(4)} ms)`)
   }
   for (const s of Object.values(state)) s.agent = s.m = undefined
+
+  // live: a session of the harness's store, as dsh runs one: `ctx.sessions.create()` (SessionStore of
+  // dsh-session, seeded with the n events as a resumed session is), an ordinary append before each
+  // step (dsh appends before every step), each append published as 'session/event'. Its
+  // `session.events` is a fresh frozen copy of the whole log for whoever reads it first after an
+  // append: here that is the plugin, as no other plugin reads the log in this Context.
+  if (ROWS.includes('live') && n !== 10_000) {
+    fullGc()
+    const tl = performance.now()
+    const live = {}
+    for (const [name, plugin] of impls) {
+      const ctx = new Context()
+      await ctx.plugin(AgentRegistry)
+      await ctx.plugin(SessionStore)
+      let published = 0
+      ctx.on('session/event', () => { published++ })
+      const session = ctx.sessions.create(SessionId(`live-${name}-${n}`), { seed: buildEvents(reading, n) })
+      live[name] = { name, m: { name, ...(await mount(plugin, {}, { respond, ctx })) }, agent: agentOf(session), next: n, turn: 2, published: () => published }
+    }
+    log(`n=${n}: live sessions built in ${((performance.now() - tl) / 1000).toFixed(1)} s (${live.native.agent.session.seq} events each)`)
+    const step = async (s) => {
+      appendOrdinary(s.agent.session, s.next++)
+      return measure(s.m, s.agent, s.turn++, false)
+    }
+    for (const s of Object.values(live)) for (let i = 0; i < 3; i++) await step(s)
+    // A check of the set-up, not of timing: the appends reached the store's subscribers.
+    for (const s of Object.values(live)) if (s.published() < 3) throw new Error(`${s.name}: the store published ${s.published()} of 3 appends`)
+    const samples = { native: [], js: [] }
+    for (let r = 0; r < rounds; r++) {
+      for (const s of (r % 2 ? [...impls].reverse() : impls).map(([name]) => live[name])) {
+        fullGc()
+        for (let b = 0; b < batch; b++) samples[s.name].push(await step(s))
+      }
+    }
+    results.rows.push({ kind: 'live', n, native: summary(samples.native), js: summary(samples.js) })
+    log(`n=${n}: live done (native ${summary(samples.native).median.toFixed(4)} ms, js ${summary(samples.js).median.toFixed(4)} ms)`)
+    for (const s of Object.values(live)) s.agent = s.m = undefined
+  }
 }
 
 writeFileSync(out, JSON.stringify(results, null, 2))

@@ -55,6 +55,7 @@ const prestep = await phase('pre-step (instant executor)', () => ({
   rows: [
     ...prestepChild(['cold', 'cold-none'].filter(wanted), ['--single-threaded-gc']),
     ...prestepChild(['cached', 'append', 'compacted'].filter(wanted), []),
+    ...prestepChild(['live'].filter(wanted), []),
   ],
 }))
 const skipped = { skipped: 'not asked for (BENCH_ROWS)' }
@@ -90,6 +91,9 @@ for (const r of byKind('cached')) {
 }
 for (const r of byKind('append')) {
   row(`1b. pre-step, append just before, n = ${fmtInt(r.n)}`, r.native.median, r.js.median, { samples: `${r.native.n} + ${r.js.n}` })
+}
+for (const r of byKind('live')) {
+  row(`1f. pre-step in a live session (the harness's store), append just before, n = ${fmtInt(r.n)}`, r.native.median, r.js.median, { samples: `${r.native.n} + ${r.js.n}` })
 }
 for (const r of byKind('compacted')) {
   row(`1d. pre-step just after a compaction shadowed the reading, n = ${fmtInt(r.n)}`, r.native.median, r.js.median, { samples: `${r.native.n} + ${r.js.n}` })

@@ -1,9 +1,10 @@
 // `npm run model`: the local stand-in for the DeepSeek API that the e2e uses (e2e/lib/model.mjs), in
 // the foreground on 127.0.0.1, for trying the plugin without a key. It prints what to export for dsh
-// and one line per request it answers; its answer names the tmux location the request carried.
+// and one line per request it answers (whether a reading came since the model's last answer); its
+// answer names the newest tmux location the request carried.
 // Ctrl-C stops it. Usage: npm run model [-- --port N]
 import { parseArgs } from 'node:util'
-import { readingsInRequest, startModelServer } from '../e2e/lib/model.mjs'
+import { newReadingsInRequest, startModelServer } from '../e2e/lib/model.mjs'
 
 const { values } = parseArgs({ options: { port: { type: 'string', default: '0' } } })
 const model = await startModelServer({ port: Number(values.port) })
@@ -16,8 +17,8 @@ let seen = 0
 setInterval(() => {
   for (; seen < model.requests.length; seen++) {
     const r = model.requests[seen]
-    const reading = readingsInRequest(r.body).at(-1)?.text.split('\n')[1]
-    process.stdout.write(`request ${r.n} (${r.kind ?? 'unread'}): ${reading ? `carries the reading: ${reading}` : 'no reading'}\n`)
+    const reading = newReadingsInRequest(r.body).at(-1)?.text.split('\n')[1]
+    process.stdout.write(`request ${r.n} (${r.kind ?? 'unread'}): ${reading ? `a new reading: ${reading}` : 'no new reading'}\n`)
   }
 }, 200)
 process.on('SIGINT', async () => {

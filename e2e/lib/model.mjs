@@ -25,6 +25,16 @@ export function readingsInRequest (body) {
   return out
 }
 
+/**
+ * The readings a request brought in front of its newest messages: those after its last assistant
+ * message (a turn's first step). An earlier turn's reading stays in the conversation and is not new.
+ */
+export function newReadingsInRequest (body) {
+  const messages = body?.messages ?? []
+  const lastAssistant = messages.findLastIndex((m) => m.role === 'assistant')
+  return readingsInRequest(body).filter((r) => r.index > lastAssistant)
+}
+
 /** The session-title request dsh sends beside the turn's own request (no tools, its own system prompt). */
 export function isTitleRequest (body) {
   return !body?.tools && /session title|title for/i.test(messageText(body?.messages?.[0]))

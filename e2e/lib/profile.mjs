@@ -134,34 +134,34 @@ export function logsLoadLine (home, profile = PROFILE) {
  * one: a platform without a build), mount the rows, add the probe row, and resolve the package from
  * the profile as README's command does.
  */
-export function setUpProfile (check, { home, env, probeDir, node, plugin = 'native', build = 'native', config }) {
+export function setUpProfile (check, { home, env, probeDir, node, plugin = 'native', build = 'native', config, profile = PROFILE }) {
   const tarballs = packedTarballs()
-  const install = installPlugin({ env, tarballs, build })
+  const install = installPlugin({ env, tarballs, build, profile })
   check('dsh plugin add: exit 0', install.status === 0, install.status === 0 ? undefined : install.error ?? install.output)
   if (install.status !== 0) throw new Error(`\`${install.command}\` failed (${install.status}): ${install.error ?? install.output}`)
-  const manifest = JSON.parse(readFileSync(join(profileDir(home), 'package.json'), 'utf8'))
+  const manifest = JSON.parse(readFileSync(join(profileDir(home, profile), 'package.json'), 'utf8'))
   const names = ['@deepseek-ai/dsh-tmux-context', ...{ native: [`@deepseek-ai/dsh-tmux-context-${tarballs.triple}`], wasm: ['@deepseek-ai/dsh-tmux-context-wasm32-wasi'], none: [] }[build]]
   check('dsh plugin add: the packages are dependencies of the profile', names.every((n) => manifest.dependencies?.[n]), manifest.dependencies)
   check('dsh plugin add: plain dependencies, not bundle layers (the `declares no dsh.bundle` warnings)',
     names.every((n) => install.warnings.some((w) => w.includes(`${n} declares no dsh.bundle`))) && !names.some((n) => manifest.dsh?.profile?.bundles?.includes(n)),
     { warnings: install.warnings, bundles: manifest.dsh?.profile?.bundles })
-  const patch = mountInProfile({ home, plugin, config })
+  const patch = mountInProfile({ home, plugin, config, profile })
   mountProbe({ home, probeDir })
-  const resolved = resolvedVersion(home, node)
+  const resolved = resolvedVersion(home, node, profile)
   check('the package resolved from the profile is the native build (version ends in -native.N)', /-native\.\d+$/.test(resolved.version ?? '') &&
-    resolved.path?.startsWith(join(profileDir(home), 'node_modules') + '/'), resolved)
-  return { tarballs, install, patch, resolved }
+    resolved.path?.startsWith(join(profileDir(home, profile), 'node_modules') + '/'), resolved)
+  return { tarballs, install, patch, resolved, profile }
 }
 
 /**
  * The checks that one dsh process ran the native package installed in the profile: the binary it had
  * mapped (native probe) and, where the package logs it, the debug load line that names it.
  */
-export function nativeChecks (check, label, { home, probe, stderr, tarballs, resolved }) {
+export function nativeChecks (check, label, { home, probe, stderr, tarballs, resolved, profile = PROFILE }) {
   const nodeFiles = probe?.files ?? []
-  const binaryDir = join(profileDir(home), 'node_modules', '@deepseek-ai', `dsh-tmux-context-${tarballs.triple}`)
+  const binaryDir = join(profileDir(home, profile), 'node_modules', '@deepseek-ai', `dsh-tmux-context-${tarballs.triple}`)
   check(`${label}: the process mapped the native binary from the profile`, nodeFiles.length === 1 && nodeFiles[0].startsWith(binaryDir + '/'), probe)
-  if (!logsLoadLine(home)) return
+  if (!logsLoadLine(home, profile)) return
   const line = nativeLoadLine(stderr)
   const want = `tmux-context: native build ${resolved.version} (${tarballs.triple}) loaded from ${binaryDir}`
   check(`${label}: the debug load line names the native build`, line?.endsWith(want), { want, got: line })

@@ -26,6 +26,7 @@ export const paneExports = (env) => PANE_VARS.filter((k) => env[k] !== undefined
  * @param {'native'|'wasm'|'none'} [opts.build='native'] - which build to install beside the main tarball
  *   (lib/profile.mjs `setUpProfile`).
  * @param {object} [opts.config] - the plugin's `config:` in the profile's row (e.g. `{ panes: true }`).
+ * @param {string} [opts.profile='headless'] - the profile to install into (`web`: the interactive one).
  * @param {object} report - filled in: ok, error, elapsedMs, dshHome, endpoint, install, patch, resolved, checks, tmpDir.
  * @param {(frame: object) => Promise<void>} body - gets { s, env, tmux, model, check, profile, deadline }.
  * @param {(s: object) => void} [onError] - adds diagnostics to the report before the scratch directory goes.
@@ -41,7 +42,7 @@ export async function runScenario (opts, report, body, onError = () => {}) {
   s.onCleanup(() => tmux.kill())
   try {
     report.endpoint = model.url
-    const profile = setUpProfile(check, { home: s.home, env, probeDir: s.probe, node: NODE22, plugin: opts.plugin, build: opts.build, config: opts.config })
+    const profile = setUpProfile(check, { home: s.home, env, probeDir: s.probe, node: NODE22, plugin: opts.plugin, build: opts.build, config: opts.config, profile: opts.profile })
     Object.assign(report, { install: profile.install, patch: profile.patch, resolved: profile.resolved })
     await body({ s, env, tmux, model, check, profile, deadline: t0 + opts.timeoutMs })
     report.ok = list.every((c) => c.pass)

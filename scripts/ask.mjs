@@ -1,0 +1,37 @@
+// `npm run ask -- [--port 8765] [--new] "<message>"`: one turn in a session of a running
+// `dsh --profile web` (README "Try it"), through the HTTP API its browser UI uses (e2e/lib/web-api.mjs).
+// The first call (or --new) opens a session and keeps its id in .tmp/ask-<port>.json; each call sends
+// one message, waits for the turn to end, and prints whether the plugin gave the model a reading in
+// that turn (its text) or none, then the model's answer.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { promptTurn, rpc } from '../e2e/lib/web-api.mjs'
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { port: { type: 'string', default: '8765' }, new: { type: 'boolean', default: false } } })
+const text = positionals.join(' ').trim()
+if (text === '') {
+  console.error('usage: npm run ask -- [--port 8765] [--new] "<message>"   (with `dsh --profile web --no-open --port 8765` running)')
+  process.exit(2)
+}
+const base = `http://127.0.0.1:${values.port}`
+const store = join(dirname(dirname(fileURLToPath(import.meta.url))), '.tmp', `ask-${values.port}.json`)
+try {
+  let sessionId = !values.new && existsSync(store) ? JSON.parse(readFileSync(store, 'utf8')).sessionId : undefined
+  if (sessionId === undefined) {
+    sessionId = (await rpc(base, 'session.create', { cwd: process.cwd() })).sessionId
+    mkdirSync(dirname(store), { recursive: true })
+    writeFileSync(store, JSON.stringify({ sessionId }) + '\n')
+    console.log(`new session ${sessionId}`)
+  }
+  const t = await promptTurn(base, sessionId, text)
+  if (t.readings.length === 0) console.log(`turn ${t.turn}: no reading (nothing tmux-context tells changed since the session's last reading)`)
+  for (const r of t.readings) console.log(`turn ${t.turn}: the model received this reading (seq ${r.seq}):\n${r.text.replace(/^/gm, '  | ')}`)
+  console.log(`the model answered: ${t.answer ?? '(nothing)'}`)
+  process.exitCode = t.reason === 'completed' ? 0 : 1
+} catch (error) {
+  const cause = error?.cause?.code === 'ECONNREFUSED' ? `nothing listens on ${base}: start \`dsh --profile web --no-open --port ${values.port}\` first` : error.message
+  console.error(`ask: ${cause}`)
+  process.exitCode = 1
+}
