@@ -8,11 +8,15 @@
 //! shows it) cannot hold its `:` (tmux refuses one in a session name). Below the bounds every field
 //! reads exactly as before. Pure; linear in the text's length.
 
+use crate::layout::pane_tree;
 use crate::quote::json_quote;
 
 /// Characters of one field as the model reads it, quotes and marker included.
 pub const FIELD_MAX: usize = 200;
-/// Characters of the window layout as shown (tmux writes one cell of about 15 for each pane).
+/// Characters of a field tmux writes as a number or an id (an index, a pane id, `0` or `1`): any
+/// text in output of the JS package's shape.
+pub const SHORT_MAX: usize = 16;
+/// Bytes of the window layout as shown (tmux writes one cell of about 15 for each pane).
 pub const LAYOUT_MAX: usize = 1024;
 /// Panes listed in one reading; the rest are counted on one line.
 pub const PANES_MAX: usize = 32;
@@ -61,25 +65,44 @@ pub fn quoted(text: &str, keep: Keep) -> String {
   format!("{}{}", json_quote(&kept.iter().collect::<String>()), marker(total - kept.len(), keep))
 }
 
-/// A session name: as it is (the JS package's form) when it fits in [`FIELD_MAX`] characters,
-/// else [`quoted`] with its start kept.
-pub fn session(name: &str) -> String {
-  if name.chars().count() <= FIELD_MAX {
-    name.to_string()
+/// A field shown unquoted as the JS package shows it (a session name: `max` [`FIELD_MAX`]; an index,
+/// a pane id, `0` or `1`: [`SHORT_MAX`]): as it is when it fits in `max` characters, else
+/// [`quoted`] with its start kept.
+pub fn plain(text: &str, max: usize) -> String {
+  if text.chars().count() <= max {
+    text.to_string()
   } else {
-    quoted(name, Keep::Start)
+    quoted(text, Keep::Start)
   }
 }
 
-/// A window layout: as it is up to [`LAYOUT_MAX`] characters, else its start and the marker.
+/// What stands for the sizes and offsets of a layout too long to show.
+const SIZES_CUT: &str = " [cut: the sizes]";
+
+/// A window layout: as it is up to [`LAYOUT_MAX`] bytes. A longer one (a window of some 70 panes
+/// and more) is shown by its pane tree ([`pane_tree`]) and a marker, so that, as with a short
+/// layout, a resize changes nothing the place compares; a tree still too long keeps its start and
+/// says how much was cut; text that is no layout keeps its start.
 pub fn layout(text: &str) -> String {
-  let total = text.chars().count();
-  if total <= LAYOUT_MAX {
+  if text.len() <= LAYOUT_MAX {
     return text.to_string();
   }
-  let room = LAYOUT_MAX - marker(total, Keep::Start).chars().count();
-  let kept: String = text.chars().take(room).collect();
-  format!("{kept}{}", marker(total - room, Keep::Start))
+  let (text, tail) = match pane_tree(text) {
+    Some(tree) if tree.len() + SIZES_CUT.len() <= LAYOUT_MAX => return format!("{tree}{SIZES_CUT}"),
+    Some(tree) => (tree, " more characters of the pane tree at the end, and the sizes]"),
+    None => (text.to_string(), " more characters at the end]"),
+  };
+  let total = text.chars().count();
+  let room = LAYOUT_MAX - format!(" [cut: {total}{tail}").len();
+  let (mut kept, mut count) = (String::new(), 0);
+  for c in text.chars() {
+    if kept.len() + c.len_utf8() > room {
+      break;
+    }
+    kept.push(c);
+    count += 1;
+  }
+  format!("{kept} [cut: {}{tail}", total - count)
 }
 
 /// A field as [`quoted`] writes it, at the start of `text`: the JSON string and its marker, if
@@ -110,7 +133,8 @@ mod tests {
     assert_eq!(quoted("editor \"x\"", Keep::Start), "\"editor \\\"x\\\"\"");
     let fits = "n".repeat(FIELD_MAX - 2);
     assert_eq!(quoted(&fits, Keep::Start), format!("\"{fits}\""));
-    assert_eq!(session(&"s".repeat(FIELD_MAX)), "s".repeat(FIELD_MAX));
+    assert_eq!(plain(&"s".repeat(FIELD_MAX), FIELD_MAX), "s".repeat(FIELD_MAX));
+    assert_eq!(plain("%12", SHORT_MAX), "%12");
     assert_eq!(layout("b25f,80x24,0,0,3"), "b25f,80x24,0,0,3");
   }
 
@@ -121,8 +145,7 @@ mod tests {
     assert_eq!(shown.chars().count(), FIELD_MAX - 1, "the marker's room is kept for the longest count");
     assert!(shown.starts_with("\"build-xxx"), "{shown}");
     assert!(shown.ends_with("\" [cut: 99843 more characters at the end]"), "{shown}");
-    let session = session(&name);
-    assert_eq!(session, shown, "a long session name is quoted, so its marker stands apart");
+    assert_eq!(plain(&name, FIELD_MAX), shown, "a long session name is quoted, so its marker stands apart");
   }
 
   #[test]
@@ -144,12 +167,23 @@ mod tests {
     assert!(quoted(&controls, Keep::End).chars().count() <= FIELD_MAX);
   }
 
+  /// A stacked layout of `n` panes, `width` columns wide.
+  fn stacked(n: usize, width: usize) -> String {
+    let cells: Vec<String> = (0..n).map(|i| format!("{width}x1,0,{},{i}", 2 * i)).collect();
+    format!("abcd,{width}x{},0,0[{}]", 2 * n, cells.join(","))
+  }
+
   #[test]
-  fn a_long_layout_is_cut_too() {
-    let long = format!("abcd,{}", "1x1,0,0,7,".repeat(500));
-    let shown = layout(&long);
-    assert_eq!(shown.chars().count(), LAYOUT_MAX);
-    assert!(shown.starts_with("abcd,1x1") && shown.ends_with(" more characters at the end]"));
+  fn a_long_layout_shows_its_pane_tree_so_a_resize_is_not_news() {
+    let (narrow, wide) = (layout(&stacked(80, 80)), layout(&stacked(80, 100)));
+    assert!(stacked(80, 80).len() > LAYOUT_MAX);
+    assert_eq!(narrow, wide, "only the sizes differ");
+    assert!(narrow.starts_with("[%0,%1,%2,") && narrow.ends_with(",%79] [cut: the sizes]"), "{narrow}");
+    let huge = layout(&stacked(400, 80));
+    assert!(huge.len() <= LAYOUT_MAX && huge.starts_with("[%0,%1,"), "{huge}");
+    assert!(huge.ends_with(" more characters of the pane tree at the end, and the sizes]"), "{huge}");
+    let junk = layout(&"é".repeat(2 * LAYOUT_MAX));
+    assert!(junk.len() <= LAYOUT_MAX && junk.ends_with(" more characters at the end]"), "{junk}");
   }
 
   #[test]

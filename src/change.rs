@@ -163,6 +163,33 @@ mod tests {
   }
 
   #[test]
+  fn a_roster_cut_to_fit_is_not_cut_again_by_a_resize_or_an_automatic_name() {
+    // From a break-in: the roster's room once followed the layout's length, so a resize from 99 to
+    // 100 columns (one more digit a cell) cut one more pane.
+    let layout = |w: u32| format!("abcd,{w}x50,0,0{{{}x50,0,0,3,{}x50,{},0,4}}", w / 2, w - w / 2 - 1, w / 2 + 1);
+    for k in 60..180 {
+      let panes: Vec<Pane> = (0..20)
+        .map(|i| pane(&format!("%{}", i + 3), &i.to_string(), "sh", &format!("/srv/{}/{i}", "项".repeat(k))))
+        .collect();
+      let before = with_panes(Location { window_layout: layout(99), ..loc("s", "sh") }, true, &panes);
+      let resized = with_panes(Location { window_layout: layout(100), ..loc("s", "sh") }, true, &panes);
+      let renamed = with_panes(Location { window_layout: layout(99), ..loc("s", &"v".repeat(150)) }, true, &panes);
+      assert!(!news(&resized, &before), "k = {k}: a resize");
+      assert!(!news(&renamed, &before), "k = {k}: a name automatic-rename gave");
+    }
+  }
+
+  #[test]
+  fn a_window_of_80_panes_resized_is_not_news() {
+    let layout = |w: usize| {
+      let cells: Vec<String> = (0..80).map(|i| format!("{w}x1,0,{},{}", 2 * i, i + 3)).collect();
+      format!("abcd,{w}x160,0,0[{}]", cells.join(","))
+    };
+    let before = answer(Location { window_layout: layout(80), ..loc("s", "w") }, false);
+    assert!(!news(&answer(Location { window_layout: layout(100), ..loc("s", "w") }, false), &before));
+  }
+
+  #[test]
   fn no_reading_exceeds_8_kb_whatever_tmux_prints() {
     let huge = "\u{1}\"é".repeat(5_000);
     let l =

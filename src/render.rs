@@ -14,20 +14,36 @@ pub const READING_PREFIX: &str = "tmux location (turn ";
 /// the rest does not depend on the turn.
 const FIRST_LINE_ROOM: usize = 64;
 
-/// `location` as the model reads its fields: the session name, the window name quoted, and the
-/// layout, each within its bound; the other fields as tmux printed them.
+/// `location` as the model reads its fields, each within its bound: the session name, the window
+/// name quoted, the layout, and the fields tmux writes as numbers and ids (as tmux printed them).
 pub fn shown(location: &Location) -> Location {
+  let short = |field: &str| bound::plain(field, bound::SHORT_MAX);
   Location {
-    session_name: bound::session(&location.session_name),
+    session_name: bound::plain(&location.session_name, bound::FIELD_MAX),
+    window_index: short(&location.window_index),
     window_name: bound::quoted(&location.window_name, Keep::Start),
+    pane_index: short(&location.pane_index),
+    pane_id: short(&location.pane_id),
+    window_active: short(&location.window_active),
+    pane_active: short(&location.pane_active),
     window_layout: bound::layout(&location.window_layout),
-    ..location.clone()
   }
 }
 
 /// The compared state: the reading's last two lines.
 pub fn render_state(location: &Location) -> String {
   write_location(&shown(location))
+}
+
+/// Bytes the two lines of `shown` may take, its window name and layout counted at their largest:
+/// what a resize or `automatic-rename` changes there is no news, so the roster after it must not be
+/// cut by it.
+fn location_room(shown: &Location) -> usize {
+  let written = write_location(shown).len();
+  let variable = shown.window_name.len() + shown.window_layout.len();
+  written - variable
+    + (4 * bound::FIELD_MAX).max(shown.window_name.len())
+    + bound::LAYOUT_MAX.max(shown.window_layout.len())
 }
 
 /// The two lines of a location whose fields are already as shown.
@@ -46,11 +62,13 @@ fn write_location(l: &Location) -> String {
 }
 
 /// The compared state with the panes of the window after it, when given ([`render_state`]
-/// without), the roster cut so that the whole reading fits in [`bound::READING_MAX`] bytes.
+/// without), the roster cut so that the whole reading fits in [`bound::READING_MAX`] bytes however
+/// long the window name and the layout get.
 pub fn render_state_with_panes(location: &Location, panes: Option<&[PaneRow]>) -> String {
-  let mut state = render_state(location);
+  let shown = shown(location);
+  let mut state = write_location(&shown);
   if let Some(rows) = panes {
-    let budget = bound::READING_MAX.saturating_sub(FIRST_LINE_ROOM + state.len() + 1);
+    let budget = bound::READING_MAX.saturating_sub(FIRST_LINE_ROOM + location_room(&shown) + 1);
     state.push('\n');
     state.push_str(&render_roster(rows, budget));
   }
