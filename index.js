@@ -1,6 +1,7 @@
 // Package entry of @deepseek-ai/dsh-tmux-context (native). The Rust build decides what to ask tmux and what
 // it means; this file loads it, checks the config, reads the payload and the session, calls the executor
 // within our own bound, and builds the message (docs/design.md).
+import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import z from '@deepseek-ai/schemastery'
 
@@ -28,10 +29,25 @@ function load() {
   throw new Error(`${manifest.name}: the build that loaded is not this package's (it lacks apply, plan and read): ${set ? `NAPI_RS_NATIVE_LIBRARY_PATH is set to ${set}, another package's build; unset it` : 'reinstall the package'}.`)
 }
 
-/** This platform's binary package by name, unless a NAPI_RS_ variable asks binding.cjs to choose (which costs 2–3 ms more: bench row 3a). */
+/**
+ * The build in reach without binding.cjs (whose platform checks cost 2–3 ms more: bench row 3a): in a source
+ * checkout the one built beside this file, as binding.cjs tries first, so that no installed copy in an ancestor
+ * folder's node_modules stands in for it; else this platform's binary package by name. Neither where a NAPI_RS_
+ * variable asks binding.cjs to choose.
+ */
 function direct() {
   if (['NAPI_RS_NATIVE_LIBRARY_PATH', 'NAPI_RS_FORCE_WASI', 'NAPI_RS_ENFORCE_VERSION_CHECK'].some((v) => process.env[v])) return undefined
-  return quietly(() => require(`${manifest.name}-${process.platform}-${process.arch}${{ linux: '-gnu', win32: '-msvc' }[process.platform] ?? ''}`))
+  const platform = `${process.platform}-${process.arch}${{ linux: '-gnu', win32: '-msvc' }[process.platform] ?? ''}`
+  const own = `./${manifest.napi.binaryName}.${platform}.node`
+  // One stat where the package is installed (its tarball holds no .node); a checkout's build that is there loads or stops here.
+  if (existsSync(new URL(own, import.meta.url))) {
+    try {
+      return require(own)
+    } catch (error) {
+      throw new Error(`${manifest.name}: this checkout's build ${own} is there but failed to load: ${String(error?.message).split('\n')[0]}; run \`npm run build\`.`, { cause: error })
+    }
+  }
+  return quietly(() => require(`${manifest.name}-${platform}`))
 }
 
 const native = load()
