@@ -2,6 +2,7 @@
 // side by side in real Cordis contexts: what one does, the other must do too.
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
@@ -23,6 +24,8 @@ import {
   turn,
   withoutId,
 } from './harness.mjs'
+import { checkBuild } from './build.mjs'
+import { hostPlatform } from '../scripts/targets.mjs'
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -114,11 +117,11 @@ describe('module surface', () => {
   })
 })
 
-it.runIf(process.env.TMUX_CONTEXT_PACKAGE)('the build under test is the one TMUX_CONTEXT_PACKAGE names (the WebAssembly run)', () => {
-  const lines = []
-  native.apply({ on() {}, logger: { debug: (line) => lines.push(line) } }, {})
-  expect(lines[0]).toMatch(/^tmux-context: WebAssembly build \S+ \(wasm32-wasi\) loaded from /)
-  expect(lines[0]).toContain(process.env.TMUX_CONTEXT_PACKAGE.replace(/dsh-tmux-context$/, 'dsh-tmux-context-wasm32-wasi'))
+it('the build under test is the one this pass built: this checkout\'s .node, or in the WebAssembly pass the package beside TMUX_CONTEXT_PACKAGE', () => {
+  const build = checkBuild(native)
+  expect(build.kind).toBe(process.env.NAPI_RS_FORCE_WASI ? 'WebAssembly' : 'native')
+  if (process.env.TMUX_CONTEXT_PACKAGE) expect(build.file).toBe(join(`${process.env.TMUX_CONTEXT_PACKAGE}-wasm32-wasi`, 'dsh-tmux-context.wasi.cjs'))
+  else expect(build.file).toBe(join(fileURLToPath(new URL('..', import.meta.url)), `dsh-tmux-context.${hostPlatform()}.node`))
 })
 
 const WHERE = "(change it under config: of the tmux-context row in your profile's cordis.patch.yml, or cordis.yml)"
