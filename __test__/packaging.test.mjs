@@ -226,20 +226,20 @@ describe('loading: an error for a broken install, a warned no-op where no build 
     })
   })
 
-  it.runIf(onX64Glibc)('a source checkout inside a folder whose node_modules holds the binary package loads its own build, not that copy (issue 39)', () => {
+  it.runIf(onX64Glibc)('a source checkout inside a folder whose node_modules holds the binary package (a monorepo) loads its own build, not that copy (issue 39)', () => {
     inDir('dshtc-checkout-', {}, (dir) => {
       installBinary(dir)
-      // A clone of this checkout, built, one folder down: its own node_modules lacks the binary package, the folder above has it.
-      const clone = join(dir, 'clone')
+      // A clone of this checkout, built, in a monorepo's packages/ folder: its own node_modules lacks the binary package, the root has it.
+      const clone = join(dir, 'packages', '@deepseek-ai', 'dsh-tmux-context')
       const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-      mkdirSync(clone)
+      mkdirSync(clone, { recursive: true })
       for (const f of [...manifest.files, 'package.json']) if (existsSync(join(root, f))) cpSync(join(root, f), join(clone, f))
       symlinkSync(join(root, 'node_modules'), join(clone, 'node_modules'))
       const own = join(clone, `dsh-tmux-context.${hostPlatform()}.node`)
       copyFileSync(join(root, `dsh-tmux-context.${hostPlatform()}.node`), own)
       const script = `const open = process.dlopen
         process.dlopen = (module, file, ...rest) => { console.log('dlopen ' + file); return open.call(process, module, file, ...rest) }
-        const m = await import('./clone/index.js')
+        const m = await import('./packages/@deepseek-ai/dsh-tmux-context/index.js')
         m.apply({ on() {}, logger: { warn: (l) => console.log('warn ' + l), debug: (l) => console.log('debug ' + l) } }, {})`
       const load = () => spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8', env: { ...process.env, NAPI_RS_FORCE_WASI: '' } })
       let run = load()
