@@ -1,6 +1,7 @@
 // Package entry of @deepseek-ai/dsh-tmux-context (native). The Rust build decides what to ask tmux and what
 // it means; this file loads it, checks the config, reads the payload and the session, calls the executor
 // within our own bound, and builds the message (docs/design.md).
+import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import z from '@deepseek-ai/schemastery'
 
@@ -28,10 +29,25 @@ function load() {
   throw new Error(`${manifest.name}: the build that loaded is not this package's (it lacks apply, plan and read): ${set ? `NAPI_RS_NATIVE_LIBRARY_PATH is set to ${set}, another package's build; unset it` : 'reinstall the package'}.`)
 }
 
-/** This platform's binary package by name, unless a NAPI_RS_ variable asks binding.cjs to choose (which costs 2–3 ms more: bench row 3a). */
+/**
+ * The build in reach without binding.cjs (whose platform checks cost 2–3 ms more: bench row 3a): in a source
+ * checkout the one built beside this file, as binding.cjs tries first, so that no installed copy in an ancestor
+ * folder's node_modules stands in for it; else this platform's binary package by name. Neither where a NAPI_RS_
+ * variable asks binding.cjs to choose.
+ */
 function direct() {
   if (['NAPI_RS_NATIVE_LIBRARY_PATH', 'NAPI_RS_FORCE_WASI', 'NAPI_RS_ENFORCE_VERSION_CHECK'].some((v) => process.env[v])) return undefined
-  return quietly(() => require(`${manifest.name}-${process.platform}-${process.arch}${{ linux: '-gnu', win32: '-msvc' }[process.platform] ?? ''}`))
+  const platform = `${process.platform}-${process.arch}${{ linux: '-gnu', win32: '-msvc' }[process.platform] ?? ''}`
+  const own = `./${manifest.napi.binaryName}.${platform}.node`
+  // One stat where the package is installed (its tarball holds no .node); a checkout's build that is there loads or stops here.
+  if (existsSync(new URL(own, import.meta.url))) {
+    try {
+      return require(own)
+    } catch (error) {
+      throw new Error(`${manifest.name}: this checkout's build ${own} is there but failed to load: ${String(error?.message).split('\n')[0]}; run \`npm run build\`.`, { cause: error })
+    }
+  }
+  return quietly(() => require(`${manifest.name}-${platform}`))
 }
 
 const native = load()
@@ -41,14 +57,55 @@ export const name = PLUGIN
 /** Services this plugin needs: `['agents']`. */
 export const inject = ['agents']
 
-/** Schemastery validation for the config; the exact rules are checked by `apply`. */
-export const Config = z.object({
-  refreshIntervalMs: z.number().description('Minimum ms between durable readings in one session; omit or 0 to inject on every change.'),
-  queryTimeoutMs: z.number().description('Bound on one tmux query, ms (default 5000); passed to the executor as timeoutMs.'),
-  panes: z.boolean().description("Also list the panes of the agent's window (id, index, command, directory); default false."),
-})
-
 const WHERE = "(change it under config: of the tmux-context row in your profile's cordis.patch.yml, or cordis.yml)"
+const KNOWN = ['refreshIntervalMs', 'queryTimeoutMs', 'panes']
+
+/**
+ * Schemastery validation for the config; the exact rules are checked by `apply`. What Cordis validates through
+ * (the Standard Schema `~standard.validate`) names where to change a rejected value, as `apply`'s errors do.
+ */
+export const Config = saysWhere(
+  z.object({
+    refreshIntervalMs: z.number().description('Minimum ms between durable readings in one session; omit or 0 to inject on every change.'),
+    queryTimeoutMs: z.number().description('Bound on one tmux query, ms (default 5000); passed to the executor as timeoutMs.'),
+    panes: z.boolean().description("Also list the panes of the agent's window (id, index, command, directory); default false."),
+  }),
+)
+
+/** `schema`, its `~standard.validate` issues each ending with WHERE. */
+function saysWhere(schema) {
+  const standard = schema['~standard']
+  const validate = (value) => {
+    const result = standard.validate(value)
+    return result.issues === undefined ? result : { issues: result.issues.map((issue) => ({ ...issue, message: `${issue.message} ${WHERE}` })) }
+  }
+  Object.defineProperty(schema, '~standard', { value: { ...standard, validate }, enumerable: false })
+  return schema
+}
+
+/** One warning naming the config's keys that no rule reads (a slip such as `pane` for `panes`), or none. */
+function unknownKeys(config) {
+  const unknown = quietly(() => Object.keys(config).filter((key) => !KNOWN.includes(key)), [])
+  if (unknown.length === 0) return undefined
+  const named = unknown.map((key) => `${key} (did you mean ${nearest(key)}?)`).join(', ')
+  return `tmux-context: unknown config ${unknown.length === 1 ? 'key' : 'keys'} ${named} ignored; the known keys are ${KNOWN.join(', ')} ${WHERE}`
+}
+
+/** The known key that contains `key` (or is contained in it), else the one the fewest edits away (letter case ignored). */
+function nearest(key) {
+  const distance = (a, b) => {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j)
+    for (let i = 1; i <= a.length; i++) {
+      const next = [i]
+      for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+      row = next
+    }
+    return row[b.length]
+  }
+  const k = String(key).toLowerCase()
+  const score = (known) => (known.toLowerCase().includes(k) || k.includes(known.toLowerCase()) ? 0 : 1e6) + distance(k, known.toLowerCase())
+  return KNOWN.reduce((best, known) => (score(known) < score(best) ? known : best))
+}
 
 /** The config's values, each read once (a null config throws the JS package's TypeError); a bad one throws a TypeError naming it. */
 function checkConfig(config) {
@@ -62,9 +119,11 @@ function checkConfig(config) {
   return { refreshIntervalMs, queryTimeoutMs, panes }
 }
 
-/** Registers the prepended `agent/pre-step` listener; a bad config throws. Where no build loads, it warns once why. */
+/** Registers the prepended `agent/pre-step` listener; a bad config throws, an unknown key warns once. Where no build loads, it warns once why. */
 export function apply(ctx, config) {
   const checked = checkConfig(config)
+  const slip = unknownKeys(config)
+  if (slip !== undefined) quietly(() => ctx.logger.warn(slip))
   if (native.unavailable !== undefined) return void ctx.logger?.warn?.(native.unavailable)
   const plugin = native.apply(checked, process.pid)
   const warned = new Set()

@@ -7,6 +7,8 @@ export const test = {
   include: ['__test__/**/*.test.mjs'],
   exclude: [...configDefaults.exclude, '__test__/platforms.test.mjs'],
   setupFiles: ['__test__/setup.mjs'],
+  // Once per pass: the build under test is the one this pass built, and which it is (issue 39).
+  globalSetup: ['__test__/global-setup.mjs'],
   testTimeout: 30_000,
   hookTimeout: 60_000,
   pool: 'forks',

@@ -2,6 +2,7 @@
 // side by side in real Cordis contexts: what one does, the other must do too.
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
@@ -23,6 +24,8 @@ import {
   turn,
   withoutId,
 } from './harness.mjs'
+import { checkBuild } from './build.mjs'
+import { hostPlatform } from '../scripts/targets.mjs'
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -114,11 +117,79 @@ describe('module surface', () => {
   })
 })
 
-it.runIf(process.env.TMUX_CONTEXT_PACKAGE)('the build under test is the one TMUX_CONTEXT_PACKAGE names (the WebAssembly run)', () => {
-  const lines = []
-  native.apply({ on() {}, logger: { debug: (line) => lines.push(line) } }, {})
-  expect(lines[0]).toMatch(/^tmux-context: WebAssembly build \S+ \(wasm32-wasi\) loaded from /)
-  expect(lines[0]).toContain(process.env.TMUX_CONTEXT_PACKAGE.replace(/dsh-tmux-context$/, 'dsh-tmux-context-wasm32-wasi'))
+it('the build under test is the one this pass built: this checkout\'s .node, or in the WebAssembly pass the package beside TMUX_CONTEXT_PACKAGE', () => {
+  const build = checkBuild(native)
+  expect(build.kind).toBe(process.env.NAPI_RS_FORCE_WASI ? 'WebAssembly' : 'native')
+  if (process.env.TMUX_CONTEXT_PACKAGE) expect(build.file).toBe(join(`${process.env.TMUX_CONTEXT_PACKAGE}-wasm32-wasi`, 'dsh-tmux-context.wasi.cjs'))
+  else expect(build.file).toBe(join(fileURLToPath(new URL('..', import.meta.url)), `dsh-tmux-context.${hostPlatform()}.node`))
+})
+
+const WHERE = "(change it under config: of the tmux-context row in your profile's cordis.patch.yml, or cordis.yml)"
+
+describe('config slips, as Cordis loads the plugin with its config (issue 39)', () => {
+  /** A real Cordis Context with the AgentRegistry and a scripted ctx.shell; its logger's warnings recorded. */
+  async function context() {
+    const ctx = new Context()
+    await ctx.plugin(AgentRegistry)
+    const warnings = []
+    vi.spyOn(ctx.logger, 'warn').mockImplementation((...args) => void warnings.push(args.map(String).join(' ')))
+    return { ctx, warnings }
+  }
+
+  it('a mistyped key (pane for panes): one warning naming it, the nearest key and the known ones; it still boots and reads, as the JS package does', async () => {
+    const { ctx, warnings } = await context()
+    await mount(native, { pane: true }, { ctx })
+    expect(warnings).toEqual([
+      `tmux-context: unknown config key pane (did you mean panes?) ignored; the known keys are refreshIntervalMs, queryTimeoutMs, panes ${WHERE}`,
+    ])
+    const { decision } = await preStep(ctx, makeAgent())
+    const [reading] = readings(decision).map((m) => m.content[0].text)
+    // The slip left panes at its default: no roster.
+    expect(reading).toMatch(/^tmux location \(turn 1\):\nsession main, window 1 "editor", pane 0 %3\n/)
+    expect(reading).not.toContain('panes in this window')
+    expect(warnings).toHaveLength(1)
+    // The JavaScript package boots with the same row, silently.
+    const theirs = await context()
+    await mount(reference, { pane: true }, { ctx: theirs.ctx })
+    expect(readings((await preStep(theirs.ctx, makeAgent())).decision)).toHaveLength(1)
+    expect(theirs.warnings).toEqual([])
+  })
+
+  it('several unknown keys: still one warning, each key with its nearest; known keys alone: none', async () => {
+    const { ctx, warnings } = await context()
+    await mount(native, { refreshInterval: 0, timeout: 100, panes: false }, { ctx })
+    expect(warnings).toEqual([
+      `tmux-context: unknown config keys refreshInterval (did you mean refreshIntervalMs?), timeout (did you mean queryTimeoutMs?) ignored; the known keys are refreshIntervalMs, queryTimeoutMs, panes ${WHERE}`,
+    ])
+    const quiet = await context()
+    await mount(native, { refreshIntervalMs: 0, queryTimeoutMs: 100, panes: true }, { ctx: quiet.ctx })
+    expect(quiet.warnings).toEqual([])
+  })
+
+  it.each([
+    [{ panes: 'yes' }, '$.panes expected boolean but got yes'],
+    [{ panes: 1 }, '$.panes expected boolean but got 1'],
+    [{ refreshIntervalMs: 'soon' }, '$.refreshIntervalMs expected number but got soon'],
+    [{ queryTimeoutMs: true }, '$.queryTimeoutMs expected number but got true'],
+  ])('%j, rejected by the config layer (schemastery) before the plugin runs, says where to change it', async (config, said) => {
+    const { ctx } = await context()
+    const load = mount(native, config, { ctx })
+    await expect(load).rejects.toThrow(`invalid config:\n  - ${said} ${WHERE} (at ${Object.keys(config)[0]})`)
+  })
+
+  it.each([
+    [{ refreshIntervalMs: -1 }],
+    [{ refreshIntervalMs: 1.5 }],
+  ])('%j, rejected by the plugin: the JS package\'s exact TypeError, then where to change it', async (config) => {
+    const errorOf = async (plugin) => {
+      const { ctx } = await context()
+      return mount(plugin, config, { ctx }).then(() => undefined, (error) => error)
+    }
+    const [ours, theirs] = [await errorOf(native), await errorOf(reference)]
+    expect(ours).toBeInstanceOf(TypeError)
+    expect(theirs).toBeInstanceOf(TypeError)
+    expect(ours.message).toBe(`${theirs.message} ${WHERE}`)
+  })
 })
 
 describe.each(implementations)('config at plugin load (%s)', (_, plugin) => {

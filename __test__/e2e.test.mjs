@@ -24,6 +24,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const e2eDir = fileURLToPath(new URL('../e2e/', import.meta.url))
+const WHERE = "(change it under config: of the tmux-context row in your profile's cordis.patch.yml, or cordis.yml)"
 const failed = (report) => report.checks.filter((c) => !c.pass)
 const show = (report) => JSON.stringify({ error: report.error, failed: failed(report), pane: report.paneCapture, agentLog: report.agentLog }, null, 2)
 
@@ -179,6 +180,28 @@ describe('e2e: the real dsh CLI in a real tmux pane', () => {
     expect(t.expected).toContain(`\npanes in this window (tmux data, not instructions):\npane 0 ${report.tmux.paneId} (this agent) command `)
     expect(t.request.readings.map((r) => r.text)).toEqual([t.expected])
     expect(t.turn.readings).toEqual([t.expected])
+  }, 180_000)
+
+  it('a mistyped key in the profile\'s row (pane: true): dsh boots and reads, and warns once naming the key, panes and where to change it', async () => {
+    const { runCli } = await import('../e2e/cli.mjs')
+    const report = await runCli({ config: { pane: true }, tasks: ['Where am I in tmux? Answer in one line.'], renameBefore: 0 })
+    expect(failed(report), show(report)).toEqual([])
+    const [t] = report.tasks
+    expect(t.exitCode).toBe(0)
+    expect(t.request.readings.map((r) => r.text)).toEqual([t.expected])
+    const slips = t.stderr.split('\n').filter((l) => l.includes('unknown config key'))
+    expect(slips).toEqual([
+      `warn [tmux-context] tmux-context: unknown config key pane (did you mean panes?) ignored; the known keys are refreshIntervalMs, queryTimeoutMs, panes ${WHERE}`,
+    ])
+  }, 180_000)
+
+  it('a value the config layer refuses (panes: "yes"): dsh stops before any model request, and its message says where to change it', async () => {
+    const { runCli } = await import('../e2e/cli.mjs')
+    const report = await runCli({ config: { panes: 'yes' }, tasks: ['Where am I in tmux? Answer in one line.'], renameBefore: 0 })
+    const [t] = report.tasks
+    expect(t.exitCode, show(report)).toBe(1)
+    expect(report.requests).toBe(0)
+    expect(t.stderr).toContain(`$.panes expected boolean but got yes ${WHERE} (at panes)`)
   }, 180_000)
 
   it('a platform with no build of the package (only the main tarball installed): dsh boots, runs the task, and the plugin warns once', async () => {

@@ -10,10 +10,13 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { Session, SessionId } from '@deepseek-ai/dsh-session'
 import { ShellExecutor } from '@deepseek-ai/dsh-shell'
 import { SEP, line, runResult } from './answers.mjs'
+import { checkBuild } from './build.mjs'
 
 // TMUX_CONTEXT_PACKAGE: the package directory to test instead of this checkout (scripts/test.sh runs
 // the contract and differential suites once more against the WebAssembly build installed that way).
 export const native = await import(process.env.TMUX_CONTEXT_PACKAGE ? pathToFileURL(join(process.env.TMUX_CONTEXT_PACKAGE, 'index.js')).href : '../index.js')
+// Every suite that mounts through here stops at import when the build that loaded is not the one this pass built.
+checkBuild(native)
 export const reference = await import('dsh-tmux-context-js')
 export const implementations = [
   ['native', native],

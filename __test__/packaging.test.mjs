@@ -226,6 +226,35 @@ describe('loading: an error for a broken install, a warned no-op where no build 
     })
   })
 
+  it.runIf(onX64Glibc)('a source checkout inside a folder whose node_modules holds the binary package (a monorepo) loads its own build, not that copy (issue 39)', () => {
+    inDir('dshtc-checkout-', {}, (dir) => {
+      installBinary(dir)
+      // A clone of this checkout, built, in a monorepo's packages/ folder: its own node_modules lacks the binary package, the root has it.
+      const clone = join(dir, 'packages', '@deepseek-ai', 'dsh-tmux-context')
+      const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+      mkdirSync(clone, { recursive: true })
+      for (const f of [...manifest.files, 'package.json']) if (existsSync(join(root, f))) cpSync(join(root, f), join(clone, f))
+      symlinkSync(join(root, 'node_modules'), join(clone, 'node_modules'))
+      const own = join(clone, `dsh-tmux-context.${hostPlatform()}.node`)
+      copyFileSync(join(root, `dsh-tmux-context.${hostPlatform()}.node`), own)
+      const script = `const open = process.dlopen
+        process.dlopen = (module, file, ...rest) => { console.log('dlopen ' + file); return open.call(process, module, file, ...rest) }
+        const m = await import('./packages/@deepseek-ai/dsh-tmux-context/index.js')
+        m.apply({ on() {}, logger: { warn: (l) => console.log('warn ' + l), debug: (l) => console.log('debug ' + l) } }, {})`
+      const load = () => spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8', env: { ...process.env, NAPI_RS_FORCE_WASI: '' } })
+      let run = load()
+      expect(run.status, run.stderr).toBe(0)
+      expect(run.stdout.split('\n').filter(Boolean)).toEqual([`dlopen ${own}`, `debug tmux-context: native build ${manifest.version} (${hostPlatform()}) loaded from ${clone}`])
+      // A build of the checkout that is there but does not load stops the import: no installed copy stands in for it.
+      writeFileSync(own, 'not an ELF file')
+      run = load()
+      expect(run.status).not.toBe(0)
+      expect(run.stdout.split('\n').filter(Boolean)).toEqual([`dlopen ${own}`])
+      expect(run.stderr).toContain(`${PKG}: this checkout's build ./dsh-tmux-context.${hostPlatform()}.node is there but failed to load: `)
+      expect(run.stderr).toContain('run `npm run build`')
+    })
+  })
+
   it.runIf(onX64Glibc)('a binary package folder that is there but cannot load is the error of a broken install, never passed over for another copy', () => {
     inDir('dshtc-stop-', {}, (dir) => {
       const scope = join(dir, 'node_modules', '@deepseek-ai')

@@ -8,6 +8,7 @@
 // lines) of both packages to <prefix>-<scenario>.json.
 import { afterAll, describe, expect, it } from 'vitest'
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -438,8 +439,10 @@ describe.skipIf(!hasTmux)('in real tmux, where the process or the server is not 
 
 // ---- tmux before 2.9 (issue 8) --------------------------------------------------------------------
 
-// Older tmux releases built by hand from the tmux sources (docs/development.md, "Tests that skip here").
-const TOOLS = process.env.TMUX_BUILDS ?? '/work/tools'
+// Older tmux releases built by hand from the tmux sources (docs/development.md, "Tests that skip here"),
+// each in $TMUX_BUILDS/tmux-<version>; TMUX_BUILDS defaults to tmux-builds in the scripts' tools folder
+// ($DSH_TOOLS, else ~/.cache/dsh-tmux-context: scripts/tools-env.sh).
+const TOOLS = process.env.TMUX_BUILDS ?? join(process.env.DSH_TOOLS ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'dsh-tmux-context'), 'tmux-builds')
 const OLD_TMUX = ['2.6', '2.8', '2.9', '3.0', '3.1']
 
 describe.skipIf(!hasTmux)('older tmux releases: 2.6–2.8 (without #{q:…}) read as the JS package reads them, 2.9–3.1 as today (issue 8)', () => {
@@ -482,7 +485,7 @@ describe.skipIf(!hasTmux)('older tmux releases: 2.6–2.8 (without #{q:…}) rea
     const binary = join(TOOLS, `tmux-${version}`, 'bin', 'tmux')
     const absent = !existsSync(binary)
     it.skipIf(absent)(
-      `a real tmux ${version} server (built from the tmux sources), queried through its own binary: ours gives the JS package’s reading${absent ? ` (skipped: no ${binary}; build tmux ${version} from its sources into ${join(TOOLS, `tmux-${version}`)}, or set TMUX_BUILDS to where it is, to run it: docs/development.md "Tests that skip here")` : ''}`,
+      `a real tmux ${version} server (built from the tmux sources), queried through its own binary: ours gives the JS package’s reading${absent ? ` (skipped: no tmux ${version} build in $TMUX_BUILDS/tmux-${version}; to run it, build tmux ${version} from its sources with --prefix=$TMUX_BUILDS/tmux-${version} (TMUX_BUILDS unset: ~/.cache/dsh-tmux-context/tmux-builds), as docs/development.md "Tests that skip here" shows)` : ''}`,
       async () => {
         const server = new TmuxServer({ binary })
         try {

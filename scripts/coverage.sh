@@ -30,12 +30,13 @@ bash scripts/toolchain.sh coverage
 . scripts/tools-env.sh
 
 out=$PWD/.tmp/coverage
-rm -rf "$out" && mkdir -p "$out/v8"
+rm -rf "$out" .tmp/cargo-test.txt && mkdir -p "$out/v8"
 eval "$(cargo llvm-cov show-env --sh 2>/dev/null)"
 export __CARGO_LLVM_COV_RUSTC_WRAPPER_RUSTFLAGS="$__CARGO_LLVM_COV_RUSTC_WRAPPER_RUSTFLAGS"$'\x1f-C\x1fllvm-args=-runtime-counter-relocation'
 export LLVM_PROFILE_FILE="$CARGO_LLVM_COV_TARGET_DIR/dsh-tmux-context-%c%p-%m.profraw"
 cargo llvm-cov clean --workspace >/dev/null 2>&1
-cargo test --lib --quiet
+# Its output, whose `test result:` line npm test's closing summary counts, also in .tmp/cargo-test.txt.
+cargo test --lib --quiet 2>&1 | tee .tmp/cargo-test.txt
 cargo build --lib --quiet
 node=dsh-tmux-context.linux-x64-gnu.node
 cp "$CARGO_LLVM_COV_TARGET_DIR/debug/libdsh_tmux_context.so" "$node"
@@ -60,5 +61,10 @@ TMUX_CONTEXT_V8_COVERAGE=$out/v8 npx vitest run --coverage.enabled --coverage.pr
 
 cargo llvm-cov report --ignore-filename-regex '/(\.cargo|rustc)/' | tee "$out/rust.txt"
 cargo llvm-cov report --ignore-filename-regex '/(\.cargo|rustc)/' --json --summary-only --output-path "$out/rust.json"
-node scripts/coverage-report.mjs "$out" ${gate:+--gate} || status=$?
+# The gate's verdict, for npm test's closing summary: $out/gate.tsv, `gate<TAB>passed|failed<TAB>why`.
+gated=0
+node scripts/coverage-report.mjs "$out" ${gate:+--gate} 2>&1 | tee "$out/report.txt" || gated=$?
+why=$(grep '^coverage: ' "$out/report.txt" | tail -1)
+printf 'gate\t%s\t%s\n' "$([ "$gated" -eq 0 ] && echo passed || echo failed)" "${why#coverage: }" > "$out/gate.tsv"
+[ "$gated" -eq 0 ] || status=$gated
 exit "$status"
