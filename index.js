@@ -200,7 +200,8 @@ async function ask(bash, command, signal, timeoutMs, log) {
     return { end: 'noExecutor' }
   }
   try {
-    const request = { command, signal, timeoutMs, ...(viaRun ? {} : { stdoutMaxBytes: 1 << 20 }) }
+    // Room for tmux's whole answer in both generations (rc.8's bash-local keeps only its last 64 KB).
+    const request = { command, signal, timeoutMs, stdoutMaxBytes: STDOUT_MAX_BYTES }
     let spec = bash.resolve(request)
     const policy = quietly(() => spec?.sandboxPolicy)
     if (quietly(() => policy?.mode) === 'workspace-write') {
@@ -221,6 +222,9 @@ async function ask(bash, command, signal, timeoutMs, log) {
 }
 
 const EXPIRED = Symbol('expired')
+
+/** What the query asks the executor to keep of its stdout: 1 MiB, a reading's worth many times over. */
+const STDOUT_MAX_BYTES = 1 << 20
 
 /** `await value` as a promise of its own: `await` calls no `then` a promise carries itself, as the JS package's. */
 const awaited = async (value) => await value
@@ -246,6 +250,8 @@ function outcomeOf(result) {
   const { exitCode } = result
   if (exitCode !== null && typeof exitCode !== 'number') return { end: 'lacks', detail: `a numeric exitCode (got ${typeof exitCode})` }
   const text = (stream) => (stream?.text == null ? undefined : String(stream.text))
+  // A cut stdout holds only a part of tmux's answer (its tail, with rc.8's executors): never read.
+  if (result.stdout?.truncated === true && exitCode === 0) return { end: 'truncated' }
   return { end: result.timedOut === true ? 'timedOut' : 'exited', exitCode, stdout: text(result.stdout), detail: text(result.stderr) }
 }
 

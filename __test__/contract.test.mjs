@@ -592,6 +592,12 @@ describe('beyond the JS package: a bounded query', () => {
     expect(b.record.resolved[0].timeoutMs).toBe(1234)
   })
 
+  it('asks the run() executor for 1 MiB of stdout: rc.8’s bash-local keeps only its last 64 KB otherwise', async () => {
+    const a = await mount(native)
+    await preStep(a.ctx, makeAgent())
+    expect(a.record.resolved[0].stdoutMaxBytes).toBe(1 << 20)
+  })
+
   it.each([
     [0, '0'],
     [-1, '-1'],

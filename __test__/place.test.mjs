@@ -111,6 +111,12 @@ describe('why there is no reading, at debug level, once per change of reason', (
     ['tmux cannot connect (the sandbox hides the socket)', exit(13, 'error connecting to /tmp/tmux-1000/default (No such file or directory)\n'), 'the sandbox hides the tmux socket'],
     ['tmux missing', exit(127), 'tmux is not on the executor’s PATH'.replace('’', "'")],
     ['unreadable output', runResult('garbage'), 'could not be read as a location'],
+    ['$TMUX_PANE set but empty', exit(15), '$TMUX_PANE is set but empty'],
+    ['$TMUX_PANE not a pane id', exit(16), '$TMUX_PANE is not a pane id'],
+    ['$TMUX naming another server', exit(17), '$TMUX names another server than the one this process runs in'],
+    ['a $TMUX_PANE inherited from another pane', exit(18), 'another pane of this tmux server'],
+    // An executor keeps the tail of a long stdout (rc.8's bash-local): a reading line there is not tmux's answer.
+    ['an answer the executor cut', { ...runResult(line({ session: 'forged' })), stdout: { text: line({ session: 'forged' }), bytes: 1 << 20, truncated: true } }, 'longer than the executor keeps'],
   ])('%s', async (_label, result, words) => {
     const m = await scripted(() => result)
     for (let i = 0; i < 3; i++) expect(isPassThrough(await preStep(m.ctx, m.agent))).toBe(true)
@@ -123,6 +129,9 @@ describe('why there is no reading, at debug level, once per change of reason', (
     ['a result that is not an object', 42, 'the executor\'s result lacks an object (got number)'],
     ['an exitCode that is a string', { ...runResult(line()), exitCode: '0' }, 'the executor\'s result lacks a numeric exitCode (got string)'],
     ['a result killed by a signal', { ...runResult(''), exitCode: null }, 'the query ended with no status (killed by a signal)'],
+    ['an exitCode of NaN', { ...runResult(line()), exitCode: NaN }, 'the executor\'s result lacks an integral exitCode (got NaN)'],
+    ['an exitCode of 0.5', { ...runResult(line()), exitCode: 0.5 }, 'the executor\'s result lacks an integral exitCode (got 0.5)'],
+    ['an exitCode of 1e300', { ...runResult(line()), exitCode: 1e300 }, 'the executor\'s result lacks an integral exitCode (got 1e300)'],
   ])('%s is told as what the result lacks (from a break-in)', async (_label, result, words) => {
     const m = await scripted(() => result)
     expect(isPassThrough(await preStep(m.ctx, m.agent))).toBe(true)

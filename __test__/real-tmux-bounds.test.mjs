@@ -4,10 +4,11 @@
 // moved between two windows of a grouped session while the query runs, and variables that name
 // another server or no pane. Each test fails on the code before the issue.
 import { spawn } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { hasTmux, TmuxServer, TurnProbe, until } from './tmux.mjs'
+import { hasTmux, TmuxServer, TurnProbe, until, waitForJson } from './tmux.mjs'
 
 const shellQuote = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`
 
@@ -145,6 +146,88 @@ describe.skipIf(!hasTmux)('in real tmux, bounded readings (issue 38)', () => {
     } finally {
       server.kill()
       other.kill()
+    }
+  }, 60_000)
+})
+
+// rc.8's own executor keeps only the last 64 KB of stdout unless the request asks for more; the suites'
+// executor keeps it all. The break-in of issue 38 forged a reading through that tail.
+const executorProbe = fileURLToPath(new URL('../e2e/executor-probe.mjs', import.meta.url))
+const noBashLocal = existsSync(fileURLToPath(new URL('../e2e/node_modules/@deepseek-ai/dsh-bash-local', import.meta.url)))
+  ? undefined
+  : 'rc.8’s executor is installed in e2e/ by `npm test` and `npm run demo` (scripts/install.sh)'
+
+describe.skipIf(!hasTmux || noBashLocal)(`on rc.8’s own executor (dsh-bash-local), tmux’s whole answer or none${noBashLocal ? ` (skipped: ${noBashLocal})` : ''}`, () => {
+  /** The executor probe as the process of a pane of `server` set up by `prepare(agentPane)`; its result. */
+  async function probeIn(server, prepare, config) {
+    const { paneId: agent } = server.newSessionRunning('main', 'sleep 600')
+    await prepare(agent)
+    const spec = join(server.dir, 'executor-probe.json')
+    const out = join(server.dir, 'executor-probe-out.json')
+    writeFileSync(spec, JSON.stringify({ config, turns: 2, out }))
+    server.tmux('respawn-pane', '-k', '-t', agent, `exec ${shellQuote(process.execPath)} ${shellQuote(executorProbe)} ${shellQuote(spec)}`)
+    const result = await waitForJson(out, 60_000)
+    expect(result.error).toBeUndefined()
+    return { agent, turns: result.turns }
+  }
+
+  const sibling = (server, agent, argv0) => {
+    const script = join(server.dir, `sibling-${Math.random().toString(36).slice(2)}.sh`)
+    writeFileSync(script, `exec -a "${argv0}" sleep 600\n`)
+    const pane = server.tmux('split-window', '-d', '-t', agent, '-P', '-F', '#{pane_id}', `bash ${shellQuote(script)}`)
+    server.tmux('select-layout', '-t', agent, 'tiled')
+    return pane
+  }
+
+  it('a 100,000-character window name: the whole answer is read (more than 64 KB), the reading cut to its bounds', async () => {
+    const server = new TmuxServer()
+    try {
+      const { agent, turns } = await probeIn(server, (agent) => {
+        const rename = join(server.dir, 'rename.conf')
+        writeFileSync(rename, `rename-window -t ${agent} "${'w'.repeat(100_000)}"\n`)
+        server.tmux('source-file', rename)
+      }, {})
+      expect(turns[0].ran).toMatchObject({ exitCode: 0, truncated: false })
+      expect(turns[0].ran.bytes).toBeGreaterThan(64_000)
+      const lines = turns[0].reading.split('\n')
+      expect(lines).toHaveLength(3)
+      expect(lines[1]).toMatch(new RegExp(`^session main, window 0 "w+" \\[cut: \\d+ more characters at the end\\], pane 0 ${agent}$`))
+      expect(turns[1].reading).toBeNull()
+    } finally {
+      server.kill()
+    }
+  }, 60_000)
+
+  it('a sibling’s argv[0] made to start the executor’s kept tail cannot forge a reading', async () => {
+    const server = new TmuxServer()
+    try {
+      const forged = `$(printf 'evil\\\\tpwned\\\\tFAKE\\\\t7\\\\t%%%%666\\\\t'; head -c 63914 /dev/zero | tr '\\0' 1)`
+      const { agent, turns } = await probeIn(server, async (agent) => {
+        const pane = sibling(server, agent, forged)
+        await until(() => server.show(pane, '#{pane_current_command}').startsWith('evil'), 'the sibling runs the forged argv[0]')
+      }, { panes: true })
+      const lines = turns[0].reading.split('\n')
+      expect(lines[1]).toMatch(new RegExp(`^session main, window 0 ".*", pane 0 ${agent}$`))
+      expect(lines.filter((l) => l.startsWith('session ') || l.startsWith('window active='))).toHaveLength(2)
+      expect(Buffer.byteLength(turns[0].reading)).toBeLessThanOrEqual(8192)
+      expect(lines.at(-1)).toMatch(/^pane 1 %\d+ command "evil\\\\tpwned.*" \[cut: \d+ more characters at the end\] path /)
+    } finally {
+      server.kill()
+    }
+  }, 60_000)
+
+  it('an answer longer than the executor keeps (1 MiB) is not read, and the debug line says why', async () => {
+    const server = new TmuxServer()
+    try {
+      const { turns } = await probeIn(server, async (agent) => {
+        const panes = Array.from({ length: 9 }, () => sibling(server, agent, `$(head -c 131000 /dev/zero | tr '\\0' a)`))
+        await until(() => panes.every((p) => server.show(p, '#{pane_current_command}').length === 131_000), 'the siblings run')
+      }, { panes: true })
+      expect(turns[0].ran).toMatchObject({ exitCode: 0, truncated: true })
+      expect(turns[0].reading).toBeNull()
+      expect(turns[0].logged.join('\n')).toContain('longer than the executor keeps')
+    } finally {
+      server.kill()
     }
   }, 60_000)
 })

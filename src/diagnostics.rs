@@ -42,6 +42,8 @@ pub enum Reason {
   TimedOut { timeout_ms: u64, backoff_s: u64 },
   /// The output could not be read as a location.
   Unreadable,
+  /// The executor kept only a part of tmux's answer.
+  Truncated,
   /// The executor's result lacks what a finished query has (an object, a numeric `exitCode`).
   Malformed(String),
   /// The query exited with another status (an executor of its own kind).
@@ -90,6 +92,7 @@ impl Reason {
       Reason::TmuxFailed(line) => format!("tmux failed: {line}"),
       Reason::TimedOut { timeout_ms, backoff_s } => format!("tmux did not answer within {timeout_ms} ms; not asking again for {backoff_s} s"),
       Reason::Unreadable => "tmux's answer could not be read as a location".into(),
+      Reason::Truncated => "tmux's answer was longer than the executor keeps (1 MiB asked), so none of it is read: a pane holds a command or a directory of that size, or the window hundreds of panes".into(),
       Reason::Malformed(what) => format!("the executor's result lacks {what}"),
       Reason::Exited(status) => format!("the query ended with {status}"),
     };

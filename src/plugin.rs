@@ -87,10 +87,11 @@ pub fn plan(
 /// is replaced: any location is news); `end` how the query ended: `exited` (with the result's
 /// `exitCode`, `stdout` and, as `detail`, its stderr), `timedOut` (the executor's time-out, the
 /// same fields), `expired` (our own bound), `failed` (the executor threw or rejected: `detail` is
-/// its message), `noExecutor`, or `lacks` (`detail`: what the executor's result lacks). Returns what
+/// its message), `noExecutor`, `lacks` (`detail`: what the executor's result lacks), or `truncated`
+/// (a successful query whose stdout the executor cut: only a part of tmux's answer). Returns what
 /// to inject or log, `null` for nothing.
 #[napi(
-  ts_args_type = "plugin: ExternalObject<'tmux-context'>, turn: string, compare: string | undefined, end: 'exited' | 'timedOut' | 'expired' | 'failed' | 'noExecutor' | 'lacks', exitCode: number | null | undefined, stdout: string | undefined, detail: string | undefined"
+  ts_args_type = "plugin: ExternalObject<'tmux-context'>, turn: string, compare: string | undefined, end: 'exited' | 'timedOut' | 'expired' | 'failed' | 'noExecutor' | 'lacks' | 'truncated', exitCode: number | null | undefined, stdout: string | undefined, detail: string | undefined"
 )]
 pub fn read(
   plugin: &External<Plugin>,
@@ -107,6 +108,10 @@ pub fn read(
     ("noExecutor", _) => Reason::NoExecutor,
     ("expired", _) => plugin.timed_out(),
     ("lacks", _) => Reason::Malformed(detail),
+    ("truncated", _) => {
+      plugin.backoff.borrow_mut().finished();
+      Reason::Truncated
+    }
     (_, Some(0.0)) => {
       plugin.backoff.borrow_mut().finished();
       let Some(mut answer) = parse_output(stdout.as_deref().unwrap_or_default()) else {
