@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import z from '@deepseek-ai/schemastery'
+import leven from 'leven'
 
 const require = createRequire(import.meta.url)
 const manifest = require('./package.json')
@@ -93,17 +94,8 @@ function unknownKeys(config) {
 
 /** The known key that contains `key` (or is contained in it), else the one the fewest edits away (letter case ignored). */
 function nearest(key) {
-  const distance = (a, b) => {
-    let row = Array.from({ length: b.length + 1 }, (_, j) => j)
-    for (let i = 1; i <= a.length; i++) {
-      const next = [i]
-      for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-      row = next
-    }
-    return row[b.length]
-  }
   const k = String(key).toLowerCase()
-  const score = (known) => (known.toLowerCase().includes(k) || k.includes(known.toLowerCase()) ? 0 : 1e6) + distance(k, known.toLowerCase())
+  const score = (known) => (known.toLowerCase().includes(k) || k.includes(known.toLowerCase()) ? 0 : 1e6) + leven(k, known.toLowerCase())
   return KNOWN.reduce((best, known) => (score(known) < score(best) ? known : best))
 }
 

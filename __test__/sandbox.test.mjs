@@ -72,10 +72,10 @@ describe('the query under a sandbox policy', () => {
     expect(record.resolved).toHaveLength(2)
     const [first, second] = record.resolved
     // The first request is the one every executor gets (no policy asked for).
-    expect(Object.keys(first)).toEqual(['command', 'signal', 'timeoutMs'])
+    expect(Object.keys(first)).toEqual(['command', 'signal', 'timeoutMs', 'stdoutMaxBytes'])
     expect(first.signal).toBe(signal)
     // The second: the same request plus the deployment's policy, narrowed; a new object each.
-    expect(Object.keys(second)).toEqual(['command', 'signal', 'timeoutMs', 'sandboxPolicy'])
+    expect(Object.keys(second)).toEqual(['command', 'signal', 'timeoutMs', 'stdoutMaxBytes', 'sandboxPolicy'])
     expect(second.command).toBe(first.command)
     expect(second.signal).toBe(signal)
     expect(second.timeoutMs).toBe(first.timeoutMs)

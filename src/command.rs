@@ -366,6 +366,14 @@ mod tests {
     }
   }
 
+  /// `Some` when `ok`; else says why the test is skipped.
+  fn skip_unless(ok: bool, why: &str) -> Option<()> {
+    if !ok {
+      eprintln!("{why}: skipped");
+    }
+    ok.then_some(())
+  }
+
   /// A private tmux server (`$DSH_TEST_TMUX`, else `tmux` from `PATH`), killed when dropped.
   struct Server {
     tmux: String,
@@ -377,10 +385,7 @@ mod tests {
     fn start() -> Option<Server> {
       let tmux = std::env::var("DSH_TEST_TMUX").unwrap_or_else(|_| "tmux".into());
       let runs = std::process::Command::new(&tmux).arg("-V").output().is_ok_and(|o| o.status.success());
-      if !runs {
-        eprintln!("no tmux: skipped");
-        return None;
-      }
+      skip_unless(runs, "no tmux")?;
       let dir = tempfile::tempdir().unwrap();
       let socket = dir.path().join("s");
       let server = Server { tmux, socket, dir };
@@ -394,10 +399,7 @@ mod tests {
         .args([&proj, "exec sleep 60"])
         .output()
         .is_ok_and(|o| o.status.success());
-      if !started {
-        eprintln!("tmux could not start a server here: skipped");
-        return None;
-      }
+      skip_unless(started, "tmux could not start a server here")?;
       server.tmux(&["split-window", "-h", "-t", "%0", "-c", &src, "exec sleep 60"]);
       Some(server)
     }

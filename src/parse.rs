@@ -510,6 +510,15 @@ pub(crate) mod tests {
   }
 
   #[test]
+  fn a_line_or_an_entry_with_a_field_too_many_does_not_read() {
+    let l = loc("s", "w");
+    let extra = format!("{WINLINK_LINE_MARKER}\\t$0\\t1\\t1\\tmain\\t$0\\tmore\n");
+    assert_eq!(parse_output(&format!("{}{extra}", our_output(&l))).unwrap().winlinks, []);
+    let entry = format!("{PANE_LINE_MARKER}\\t\\%3\\t0\\tsh\\t/\\t\\%3\\tmore\n");
+    assert_eq!(parse_output(&format!("{}{entry}", our_output(&l))).unwrap().panes, None);
+  }
+
+  #[test]
   fn a_trailing_backslash_is_kept_and_a_winlink_must_end_with_its_own_id() {
     let (fields, rest) = split_escaped("a\\tb\\", 2).expect("two fields");
     assert_eq!((fields, rest), (vec!["a".to_string(), "b\\".to_string()], ""));
