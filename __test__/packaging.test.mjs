@@ -104,7 +104,7 @@ describe('loading: an error for a broken install, a warned no-op where no build 
     const scope = join(dir, 'node_modules', '@deepseek-ai')
     unpack('dsh-tmux-context.tgz', join(scope, 'dsh-tmux-context'))
     for (const name of ['schemastery', 'cordis', 'dsh-agent', 'dsh-session', 'dsh-shell']) symlinkSync(join(root, 'node_modules', '@deepseek-ai', name), join(scope, name))
-    symlinkSync(join(root, 'node_modules', 'leven'), join(scope, '..', 'leven'))
+    symlinkSync(join(root, 'node_modules', 'fastest-levenshtein'), join(scope, '..', 'fastest-levenshtein'))
     if (wasm) unpack('dsh-tmux-context-wasm32-wasi.tgz', join(scope, 'dsh-tmux-context-wasm32-wasi'))
     if (wasm && wasmRuntime) for (const d of ['@napi-rs', '@emnapi', '@tybys']) symlinkSync(join(root, 'node_modules', d), join(dir, 'node_modules', d))
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }))

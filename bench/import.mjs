@@ -36,7 +36,7 @@ function makeConsumer() {
   // The JS package, as installed here (a copy, as npm installs it), unless a baseline build is compared.
   if (!process.env.BENCH_REFERENCE) cpSync(join(root, 'node_modules', REFERENCE), join(modules, REFERENCE), { recursive: true })
   for (const name of ['schemastery', 'cordis', 'dsh-agent', 'dsh-session', 'dsh-shell']) symlinkSync(join(root, 'node_modules', '@deepseek-ai', name), join(scope, name))
-  symlinkSync(join(root, 'node_modules', 'leven'), join(scope, '..', 'leven'))
+  symlinkSync(join(root, 'node_modules', 'fastest-levenshtein'), join(scope, '..', 'fastest-levenshtein'))
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'bench-consumer', private: true, type: 'module' }))
   for (const file of ['import-child.mjs', 'resume-child.mjs']) copyFileSync(fileURLToPath(new URL(`./${file}`, import.meta.url)), join(dir, file))
   return join(dir, 'import-child.mjs')

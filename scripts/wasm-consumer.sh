@@ -13,5 +13,5 @@ tar -xzf .tmp/packs/dsh-tmux-context.tgz --strip-components=1 -C "$scope/dsh-tmu
 tar -xzf .tmp/packs/dsh-tmux-context-wasm32-wasi.tgz --strip-components=1 -C "$scope/dsh-tmux-context-wasm32-wasi"
 for d in @napi-rs @emnapi @tybys; do ln -s "$PWD/node_modules/$d" "$dir/node_modules/$d"; done
 ln -s "$PWD/node_modules/@deepseek-ai/schemastery" "$scope/schemastery"
-ln -s "$PWD/node_modules/leven" "$dir/node_modules/leven"
+ln -s "$PWD/node_modules/fastest-levenshtein" "$dir/node_modules/fastest-levenshtein"
 echo "$scope/dsh-tmux-context"
