@@ -19,14 +19,28 @@ const base = `http://127.0.0.1:${values.port}`
 const store = join(dirname(dirname(fileURLToPath(import.meta.url))), '.tmp', `ask-${values.port}.json`)
 try {
   let sessionId = !values.new && existsSync(store) ? JSON.parse(readFileSync(store, 'utf8')).sessionId : undefined
-  if (sessionId === undefined) {
-    sessionId = (await rpc(base, 'session.create', { cwd: process.cwd() })).sessionId
+  const open = async (why) => {
+    const id = (await rpc(base, 'session.create', { cwd: process.cwd() })).sessionId
     mkdirSync(dirname(store), { recursive: true })
-    writeFileSync(store, JSON.stringify({ sessionId }) + '\n')
-    console.log(`new session ${sessionId}`)
+    writeFileSync(store, JSON.stringify({ sessionId: id }) + '\n')
+    console.log(`new session ${id}${why}`)
+    return id
   }
-  const t = await promptTurn(base, sessionId, text)
-  if (t.readings.length === 0) console.log(`turn ${t.turn}: no reading (nothing tmux-context tells changed since the session's last reading)`)
+  sessionId ??= await open('')
+  let t
+  try {
+    t = await promptTurn(base, sessionId, text)
+  } catch (error) {
+    // The kept session is not this dsh's (a new DSH_HOME, say): open one, as `--new` would.
+    if (!String(error?.message).includes('session-not-found')) throw error
+    sessionId = await open(` (the session kept in ${store} is not this dsh's: a new DSH_HOME?)`)
+    t = await promptTurn(base, sessionId, text)
+  }
+  if (t.readings.length === 0 && !t.everRead) {
+    console.log(`turn ${t.turn}: no reading, and none in this session at all: is the tmux-context row mounted (the profile's cordis.patch.yml, then restart dsh), and does dsh run in a tmux pane?`)
+  } else if (t.readings.length === 0) {
+    console.log(`turn ${t.turn}: no reading (nothing tmux-context tells changed since the session's last reading)`)
+  }
   for (const r of t.readings) console.log(`turn ${t.turn}: the model received this reading (seq ${r.seq}):\n${r.text.replace(/^/gm, '  | ')}`)
   console.log(`the model answered: ${t.answer ?? '(nothing)'}`)
   process.exitCode = t.reason === 'completed' ? 0 : 1

@@ -34,10 +34,13 @@ export async function promptTurn (base, sessionId, text, { deadline = Date.now()
       const end = ends[before]
       const start = events.findLast((e) => e.type === 'turn/start' && e.data?.turn === end.data.turn)
       const inTurn = events.filter((e) => e.seq >= start.seq && e.seq <= end.seq)
+      const isReading = (e) => e.type === 'user/message' && e.data?.source?.plugin === 'tmux-context'
       return {
         turn: end.data.turn,
         reason: end.data.reason?.kind,
-        readings: inTurn.filter((e) => e.type === 'user/message' && e.data?.source?.plugin === 'tmux-context').map((e) => ({ seq: e.seq, text: textOf(e.data) })),
+        readings: inTurn.filter(isReading).map((e) => ({ seq: e.seq, text: textOf(e.data) })),
+        // Whether the session holds any reading at all (of the last 1000 events): none means the row is not mounted.
+        everRead: events.some(isReading),
         answer: inTurn.filter((e) => e.type === 'assistant/message').map((e) => textOf(e.data.message)).filter(Boolean).at(-1),
       }
     }
