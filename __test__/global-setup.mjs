@@ -17,7 +17,9 @@ export default async function setup(project) {
   const sha256 = createHash('sha256').update(readFileSync(binary)).digest('hex').slice(0, 12)
   const near = relative(process.cwd(), binary)
   const file = near.startsWith('..') || isAbsolute(near) ? binary : `./${near}`
-  const said = `${build.kind} build ${build.version} (${build.platform}): ${file}, ${(size / 1e6).toFixed(2)} MB, sha256 ${sha256}…`
+  // The coverage pass (scripts/coverage.sh) runs a debug build instrumented for line counts: hence its size.
+  const instrumented = process.env.TMUX_CONTEXT_V8_COVERAGE ? ', instrumented for coverage' : ''
+  const said = `${build.kind} build ${build.version} (${build.platform}): ${file}, ${(size / 1e6).toFixed(2)} MB${instrumented}, sha256 ${sha256}…`
   console.log(`build under test: ${said}`)
   const out = project?.vitest?.config?.outputFile
   const report = typeof out === 'string' ? out : out?.json

@@ -57,7 +57,7 @@ TMUX_CONTEXT_V8_COVERAGE=$out/v8 npx vitest run --coverage.enabled --coverage.pr
   --coverage.include=index.js --coverage.include=invariant.js --coverage.include=loader-errors.cjs \
   --coverage.reporter=json --coverage.reportsDirectory="$out/vitest" --coverage.reportOnFailure \
   --reporter=default --reporter=json --outputFile=.tmp/vitest.json 2>&1 | tee "$out/vitest.log" || status=$?
-[ "$status" -eq 0 ] || echo "coverage: the suites failed (exit $status); their output: .tmp/coverage/vitest.log" >&2
+[ "$status" -eq 0 ] || echo "coverage: a suite failed (exit $status; the summary at the end names the test; output: .tmp/coverage/vitest.log); the floors below are checked all the same" >&2
 
 cargo llvm-cov report --ignore-filename-regex '/(\.cargo|rustc)/' | tee "$out/rust.txt"
 cargo llvm-cov report --ignore-filename-regex '/(\.cargo|rustc)/' --json --summary-only --output-path "$out/rust.json"

@@ -71,6 +71,6 @@ reports+=(.tmp/vitest-wasm.json)
 # What it did: fmt and clippy, the Rust tests, each vitest pass with the build it ran, the coverage gate,
 # the skips by reason; then one plain closing line, `N passed, N failed, N skipped` (CI reads it).
 echo
-echo "npm test: what it did"
+echo "npm test: what it did, in $((SECONDS / 60)) min $((SECONDS % 60)) s"
 node scripts/vitest-summary.mjs --steps "$steps" --cargo .tmp/cargo-test.txt "${reports[@]}" || true
 exit $status

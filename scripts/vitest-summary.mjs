@@ -56,6 +56,12 @@ for (const file of files) {
   const suites = run.testResults.map((r) => r.name.split(/[\\/]/).pop().replace(/\.test\.mjs$/, ''))
   const which = suites.length > 4 ? `${suites.length} suite files` : suites.join(', ')
   say(`vitest (${which}; ${file}): ${p} passed, ${f} failed, ${s} skipped${broken}, on the ${ran}`)
+  // Each failed test by name, so that no one scrolls back for it.
+  for (const result of run.testResults) {
+    for (const test of result.assertionResults ?? []) {
+      if (test.status === 'failed') say(`  failed: ${result.name.split(/[\\/]/).pop()} > ${test.fullName ?? test.title}`)
+    }
+  }
   ;[passed, failed, skipped] = [passed + p, failed + f + (broken ? run.numFailedTestSuites : 0), skipped + s]
   if (run.success === false && f === 0 && !broken) failed += 1
   for (const r of run.testResults) for (const a of r.assertionResults) if (['pending', 'skipped', 'todo'].includes(a.status)) skips.push(a.fullName)
