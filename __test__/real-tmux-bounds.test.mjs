@@ -25,14 +25,9 @@ describe.skipIf(!hasTmux)('in real tmux, bounded readings (issue 38)', () => {
       try {
         const probe = new TurnProbe(server, { impl: 'native', config: { panes }, turns: 2 })
         const { paneId: agent } = server.newSessionRunning('main', probe.command)
-        // A client's command line is limited to a few KB, a file that the server reads is not.
-        const rename = join(server.dir, 'rename.conf')
-        writeFileSync(rename, `rename-window -t ${agent} "${'w'.repeat(100_000)}"\n`)
-        server.tmux('source-file', rename)
+        server.renameWindow(agent, 'w'.repeat(100_000))
         expect(server.show(agent, '#{window_name}')).toHaveLength(100_000)
-        const long = join(server.dir, 'long-argv0.sh')
-        writeFileSync(long, `exec -a "$(head -c 120000 /dev/zero | tr '\\0' a)" sleep 600\n`)
-        const sibling = server.tmux('split-window', '-d', '-h', '-t', agent, '-P', '-F', '#{pane_id}', `bash ${shellQuote(long)}`)
+        const sibling = server.splitRunningAs(agent, `$(head -c 120000 /dev/zero | tr '\\0' a)`)
         await until(() => server.show(sibling, '#{pane_current_command}').length === 120_000, 'the sibling runs the long argv[0]')
         await probe.ready(1)
 
@@ -110,12 +105,15 @@ describe.skipIf(!hasTmux)('in real tmux, bounded readings (issue 38)', () => {
       mover = spawn('sh', ['-c', `while :; do ${tmux} move-pane -d -s ${agent} -t main:5 && ${tmux} move-pane -d -s ${agent} -t main:0 && echo >> ${shellQuote(moves)}; done`], { stdio: 'ignore' })
       await until(() => readFileSync(moves, 'utf8').length > 0, 'the pane moving')
       const readings = []
+      const moved = () => readFileSync(moves, 'utf8').length
       for (let k = 1; k <= turns; k++) {
+        // The pane moves on while each query runs; each turn starts after one more move, whatever the two speeds.
+        const before = moved()
+        await until(() => moved() > before, `a move before turn ${k}`)
         const record = await probe.turn(k)
         if (record.injected) readings.push(record.reading.split('\n')[1])
       }
       mover.kill()
-      expect(readFileSync(moves, 'utf8').length, 'the pane moved while the turns ran').toBeGreaterThanOrEqual(turns)
       expect(readings.length).toBeGreaterThanOrEqual(1)
       const mixed = readings.filter((line) => !/^session main, window (0 "A"|5 "B"), pane \d %\d+$/.test(line))
       expect(mixed).toEqual([])
@@ -171,22 +169,10 @@ describe.skipIf(!hasTmux || noBashLocal)(`on rc.8’s own executor (dsh-bash-loc
     return { agent, turns: result.turns }
   }
 
-  const sibling = (server, agent, argv0) => {
-    const script = join(server.dir, `sibling-${Math.random().toString(36).slice(2)}.sh`)
-    writeFileSync(script, `exec -a "${argv0}" sleep 600\n`)
-    const pane = server.tmux('split-window', '-d', '-t', agent, '-P', '-F', '#{pane_id}', `bash ${shellQuote(script)}`)
-    server.tmux('select-layout', '-t', agent, 'tiled')
-    return pane
-  }
-
   it('a 100,000-character window name: the whole answer is read (more than 64 KB), the reading cut to its bounds', async () => {
     const server = new TmuxServer()
     try {
-      const { agent, turns } = await probeIn(server, (agent) => {
-        const rename = join(server.dir, 'rename.conf')
-        writeFileSync(rename, `rename-window -t ${agent} "${'w'.repeat(100_000)}"\n`)
-        server.tmux('source-file', rename)
-      }, {})
+      const { agent, turns } = await probeIn(server, (agent) => server.renameWindow(agent, 'w'.repeat(100_000)), {})
       expect(turns[0].ran).toMatchObject({ exitCode: 0, truncated: false })
       expect(turns[0].ran.bytes).toBeGreaterThan(64_000)
       const lines = turns[0].reading.split('\n')
@@ -203,7 +189,7 @@ describe.skipIf(!hasTmux || noBashLocal)(`on rc.8’s own executor (dsh-bash-loc
     try {
       const forged = `$(printf 'evil\\\\tpwned\\\\tFAKE\\\\t7\\\\t%%%%666\\\\t'; head -c 63914 /dev/zero | tr '\\0' 1)`
       const { agent, turns } = await probeIn(server, async (agent) => {
-        const pane = sibling(server, agent, forged)
+        const pane = server.splitRunningAs(agent, forged)
         await until(() => server.show(pane, '#{pane_current_command}').startsWith('evil'), 'the sibling runs the forged argv[0]')
       }, { panes: true })
       const lines = turns[0].reading.split('\n')
@@ -220,7 +206,7 @@ describe.skipIf(!hasTmux || noBashLocal)(`on rc.8’s own executor (dsh-bash-loc
     const server = new TmuxServer()
     try {
       const { turns } = await probeIn(server, async (agent) => {
-        const panes = Array.from({ length: 9 }, () => sibling(server, agent, `$(head -c 131000 /dev/zero | tr '\\0' a)`))
+        const panes = Array.from({ length: 9 }, () => server.splitRunningAs(agent, `$(head -c 131000 /dev/zero | tr '\\0' a)`))
         await until(() => panes.every((p) => server.show(p, '#{pane_current_command}').length === 131_000), 'the siblings run')
       }, { panes: true })
       expect(turns[0].ran).toMatchObject({ exitCode: 0, truncated: true })

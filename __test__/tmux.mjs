@@ -61,6 +61,22 @@ export class TmuxServer {
     return execFileSync(this.binary, [...this.socketArgs, '-f', '/dev/null', ...args], { encoding: 'utf8' }).replace(/\n$/, '')
   }
 
+  /** Renames `target`'s window to `name` of any length: through a file the server reads (`source-file`), since a client's command line stops near 16 KB. */
+  renameWindow(target, name) {
+    const file = join(this.dir, `rename-${++counter}.conf`)
+    writeFileSync(file, `rename-window -t ${target} ${shellQuote(name)}\n`)
+    this.tmux('source-file', file)
+  }
+
+  /** Splits a pane off `target` (tiled, in the background) running `sleep` under the `argv[0]` that the `bash` word `argv0` expands to; returns its id. */
+  splitRunningAs(target, argv0) {
+    const script = join(this.dir, `argv0-${++counter}.sh`)
+    writeFileSync(script, `exec -a "${argv0}" sleep 600\n`)
+    const pane = this.tmux('split-window', '-d', '-t', target, '-P', '-F', '#{pane_id}', `bash ${shellQuote(script)}`)
+    this.tmux('select-layout', '-t', target, 'tiled')
+    return pane
+  }
+
   /** A new session (detached) running a shell; returns its `$id`. */
   newSession(name, windowName = 'main') {
     const id = this.tmux('new-session', '-d', '-P', '-F', '#{session_id}', '-s', name, '-n', windowName, '-x', '160', '-y', '40', 'sleep 600')

@@ -19,8 +19,7 @@ const log = (...a) => console.error('[tmux]', ...a)
  * First-step latency in a real pane, alternating probes; returns per-implementation summaries and
  * the length of the reading each injected. With `config` (`{ panes: true }`), ours runs with it in a
  * window of `siblings + 1` panes (default three; the JS package has no such option and reads its
- * three lines as always); with `windowName`, each probe's window is renamed to it first (through a
- * file the server reads: a client's command line is limited to a few KB).
+ * three lines as always); with `windowName`, each probe's window is renamed to it first.
  */
 export async function tmuxLatency({ rounds = 6, iterations = 6, config = {}, siblings = config.panes ? 2 : 0, windowName } = {}) {
   if (!hasTmux) return { skipped: 'tmux is not installed' }
@@ -38,11 +37,7 @@ export async function tmuxLatency({ rounds = 6, iterations = 6, config = {}, sib
           server.tmux('split-window', '-d', '-t', pane, 'sh')
           server.tmux('select-layout', '-t', pane, 'tiled')
         }
-        if (windowName !== undefined) {
-          const file = join(server.dir, 'rename.conf')
-          writeFileSync(file, `rename-window -t ${pane} ${shellQuote(windowName)}\n`)
-          server.tmux('source-file', file)
-        }
+        if (windowName !== undefined) server.renameWindow(pane, windowName)
         server.tmux('respawn-pane', '-k', '-t', pane, command)
         const result = await waitForJson(out, 60_000)
         if (result.error) throw new Error(`${impl} probe failed: ${result.error}`)
