@@ -192,8 +192,17 @@ mod tests {
   #[test]
   fn no_reading_exceeds_8_kb_whatever_tmux_prints() {
     let huge = "\u{1}\"é".repeat(5_000);
-    let l =
-      Location { session_name: huge.clone(), window_name: huge.clone(), window_layout: huge.clone(), ..loc("s", "w") };
+    // Every field hostile, the short ones too (output of the JS package's shape could hold anything there).
+    let l = Location {
+      session_name: huge.clone(),
+      window_index: huge.clone(),
+      window_name: huge.clone(),
+      pane_index: huge.clone(),
+      window_active: huge.clone(),
+      pane_active: huge.clone(),
+      window_layout: huge.clone(),
+      ..loc("s", "w")
+    };
     let panes: Vec<Pane> = (0..200).map(|i| pane(&format!("%{i}"), &i.to_string(), &huge, &huge)).collect();
     let Injection::Inject(reading) =
       decide_injection(&with_panes(Location { pane_id: "%150".into(), ..l }, false, &panes), None, "123456", HOME)
