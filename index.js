@@ -59,7 +59,6 @@ export const name = PLUGIN
 export const inject = ['agents']
 
 const WHERE = "(change it under config: of the tmux-context row in your profile's cordis.patch.yml, or cordis.yml)"
-const KNOWN = ['refreshIntervalMs', 'queryTimeoutMs', 'panes']
 
 /**
  * Schemastery validation for the config; the exact rules are checked by `apply`. What Cordis validates through
@@ -72,6 +71,9 @@ export const Config = saysWhere(
     panes: z.boolean().description("Also list the panes of the agent's window (id, index, command, directory); default false."),
   }),
 )
+
+/** The config keys, as the schema names them. */
+const KNOWN = Object.keys(Config.dict)
 
 /** `schema`, its `~standard.validate` issues each ending with WHERE. */
 function saysWhere(schema) {
