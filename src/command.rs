@@ -139,7 +139,7 @@ pub fn build_command(pid: u32, server: Option<ServerBinary>, panes: bool) -> Str
 fn tty_lines(pid: u32) -> Vec<String> {
   vec![
     format!("[ -n \"$TMUX_PANE\" ] || {{ [ -n \"${{TMUX_PANE+set}}\" ] && exit {EXIT_PANE_EMPTY}; exit {EXIT_NOT_IN_TMUX}; }}"),
-    format!("case $TMUX_PANE in %*[!0-9]*|%) exit {EXIT_NOT_A_PANE_ID};; %*) ;; *) exit {EXIT_NOT_A_PANE_ID};; esac"),
+    format!("case $TMUX_PANE in %|%*[!0-9]*|[!%]*) exit {EXIT_NOT_A_PANE_ID};; esac"),
     // proc_stat <pid>: tty (`pts/N`, or empty), parent, pgrp and the tty's foreground group, from
     // /proc/<pid>/stat without spawning a process; fails where /proc has no such file.
     "proc_stat() {".into(),

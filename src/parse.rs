@@ -53,8 +53,9 @@ pub struct Answer {
   /// Whether tmux renames the window after its active pane's command (`automatic-rename`); `false`
   /// when unknown (output in the JS package's shape).
   pub automatic_rename: bool,
-  /// Every session's link to the window, when it has more than one (linked window, grouped
-  /// session); empty otherwise.
+  /// Every session's link to the window (more than one for a linked window or a grouped
+  /// session), from the same tmux command; empty when they do not all read, and in output of the
+  /// JS package's shape.
   pub winlinks: Vec<Winlink>,
   /// The panes of the window, in tmux's order (by index), when the output held a roster that
   /// reads whole ([`check_roster`]); `None` without one (the query without `panes`, or output in
