@@ -110,16 +110,17 @@ pub fn layout(text: &str) -> String {
 pub fn read_quoted(text: &str) -> Option<(&str, &str)> {
   let mut strings = serde_json::Deserializer::from_str(text).into_iter::<String>();
   strings.next()?.ok()?;
-  let mut end = strings.byte_offset();
-  if let Some(rest) = text[end..].strip_prefix(" [cut: ") {
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let after = &rest[digits..];
-    let tail =
-      [" more characters at the end]", " more characters at the start]"].into_iter().find(|t| after.starts_with(t));
-    if let (true, Some(tail)) = (digits > 0, tail) {
-      end += " [cut: ".len() + digits + tail.len();
-    }
-  }
+  let end = strings.byte_offset();
+  // The marker [`marker`] writes for the count that follows, if one does.
+  let rest = &text[end..];
+  let digits = rest.strip_prefix(" [cut: ").map_or(0, |r| r.bytes().take_while(u8::is_ascii_digit).count());
+  let count = rest.get(7..7 + digits).and_then(|d| d.parse().ok());
+  let end = end
+    + count
+      .and_then(|n| {
+        [Keep::Start, Keep::End].into_iter().map(|keep| marker(n, keep)).find(|m| rest.starts_with(m.as_str()))
+      })
+      .map_or(0, |m| m.len());
   Some((&text[..end], &text[end..]))
 }
 
