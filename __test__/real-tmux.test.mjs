@@ -171,6 +171,9 @@ describe.skipIf(!hasTmux)('in a real tmux pane', () => {
       await expect(waitForJson(theirs, 3_000)).rejects.toThrow('no probe result')
     } finally {
       process.kill(serverPid, 'SIGCONT')
+      // The JS reference's turn resumes with the server and writes its result into the server's folder: let it
+      // finish before the folder goes (it once outlasted the removal's 2 s of retries: ENOTEMPTY).
+      await waitForJson(theirs, 15_000).catch(() => {})
     }
   })
 })

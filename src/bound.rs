@@ -13,9 +13,6 @@ use crate::quote::json_quote;
 
 /// Characters of one field as the model reads it, quotes and marker included.
 pub const FIELD_MAX: usize = 200;
-/// Characters of a field tmux writes as a number or an id (an index, a pane id, `0` or `1`): any
-/// text in output of the JS package's shape.
-pub const SHORT_MAX: usize = 16;
 /// Bytes of the window layout as shown (tmux writes one cell of about 15 for each pane).
 pub const LAYOUT_MAX: usize = 1024;
 /// Panes listed in one reading; the rest are counted on one line.
@@ -65,11 +62,11 @@ pub fn quoted(text: &str, keep: Keep) -> String {
   format!("{}{}", json_quote(&kept.iter().collect::<String>()), marker(total - kept.len(), keep))
 }
 
-/// A field shown unquoted as the JS package shows it (a session name: `max` [`FIELD_MAX`]; an index,
-/// a pane id, `0` or `1`: [`SHORT_MAX`]): as it is when it fits in `max` characters, else
-/// [`quoted`] with its start kept.
-pub fn plain(text: &str, max: usize) -> String {
-  if text.chars().count() <= max {
+/// A field shown unquoted as the JS package shows it (a session name; an index, a pane id, `0` or
+/// `1`, which only output of the JS package's shape makes long): as it is when it fits in
+/// [`FIELD_MAX`] characters, else [`quoted`] with its start kept.
+pub fn plain(text: &str) -> String {
+  if text.chars().count() <= FIELD_MAX {
     text.to_string()
   } else {
     quoted(text, Keep::Start)
@@ -134,8 +131,8 @@ mod tests {
     assert_eq!(quoted("editor \"x\"", Keep::Start), "\"editor \\\"x\\\"\"");
     let fits = "n".repeat(FIELD_MAX - 2);
     assert_eq!(quoted(&fits, Keep::Start), format!("\"{fits}\""));
-    assert_eq!(plain(&"s".repeat(FIELD_MAX), FIELD_MAX), "s".repeat(FIELD_MAX));
-    assert_eq!(plain("%12", SHORT_MAX), "%12");
+    assert_eq!(plain(&"s".repeat(FIELD_MAX)), "s".repeat(FIELD_MAX));
+    assert_eq!(plain("%12"), "%12");
     assert_eq!(layout("b25f,80x24,0,0,3"), "b25f,80x24,0,0,3");
   }
 
@@ -146,7 +143,7 @@ mod tests {
     assert_eq!(shown.chars().count(), FIELD_MAX - 1, "the marker's room is kept for the longest count");
     assert!(shown.starts_with("\"build-xxx"), "{shown}");
     assert!(shown.ends_with("\" [cut: 99843 more characters at the end]"), "{shown}");
-    assert_eq!(plain(&name, FIELD_MAX), shown, "a long session name is quoted, so its marker stands apart");
+    assert_eq!(plain(&name), shown, "a long session name is quoted, so its marker stands apart");
   }
 
   #[test]

@@ -213,7 +213,8 @@ mod tests {
     assert!(reading.contains("pane 150 %150 (this agent)"));
     assert!(reading.ends_with(" more panes not listed]"));
     for line in reading.lines() {
-      assert!(line.chars().count() <= 2 * crate::bound::FIELD_MAX + crate::bound::LAYOUT_MAX, "{line}");
+      // Two fields and the layout, and the labels between them.
+      assert!(line.chars().count() <= 2 * crate::bound::FIELD_MAX + crate::bound::LAYOUT_MAX + 64, "{line}");
     }
   }
 

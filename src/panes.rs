@@ -79,8 +79,8 @@ fn hidden_line(hidden: usize) -> String {
 
 /// The roster block in at most `budget` bytes: [`ROSTER_HEADER`], then one line per row (no
 /// newline at the end), all of them where they fit. Otherwise the rows in their order while at
-/// most [`bound::PANES_MAX`] fit with room kept for the agent's own row, which is always listed,
-/// then one line counting the rest.
+/// most [`bound::PANES_MAX`] fit with room kept for the agent's own row, which is listed wherever it
+/// fits at all, then one line counting the rest.
 pub fn render_roster(rows: &[PaneRow], budget: usize) -> String {
   let lines: Vec<String> = rows.iter().map(render_row).collect();
   let whole = ROSTER_HEADER.len() + lines.iter().map(|l| l.len() + 1).sum::<usize>();
@@ -95,7 +95,10 @@ pub fn render_roster(rows: &[PaneRow], budget: usize) -> String {
     let own_later = own.filter(|&o| o > i).map(|o| lines[o].len() + 1);
     let slots = bound::PANES_MAX - listed - usize::from(own_later.is_some());
     let fits = out.len() + line.len() + 1 + own_later.unwrap_or(0) + room_for_count <= budget;
-    if Some(i) == own || (hidden == 0 && slots > 0 && fits) {
+    // The agent's own row was given room; only output no tmux prints (names of 200 characters in every
+    // field of the location) leaves none, and then it is counted with the rest.
+    let own_fits = out.len() + line.len() + 1 + room_for_count <= budget;
+    if (Some(i) == own && own_fits) || (hidden == 0 && slots > 0 && fits) {
       out.push('\n');
       out.push_str(line);
       listed += 1;
@@ -132,7 +135,8 @@ fn parse_row(line: &str) -> Option<PaneRow> {
 }
 
 /// A roster block read back (the text [`render_roster`] writes, one row at least); `None` for
-/// anything else. A quoted text holds no raw newline, so the block splits into its lines.
+/// anything else (no row only when the count says so). A quoted text holds no raw newline, so the
+/// block splits into its lines.
 pub fn parse_roster(text: &str) -> Option<Roster> {
   let mut lines = text.split('\n');
   if lines.next()? != ROSTER_HEADER {
@@ -147,7 +151,7 @@ pub fn parse_roster(text: &str) -> Option<Roster> {
     _ => 0,
   };
   let rows = lines.into_iter().map(parse_row).collect::<Option<Vec<_>>>()?;
-  (!rows.is_empty()).then_some(Roster { rows, hidden })
+  (!rows.is_empty() || hidden > 0).then_some(Roster { rows, hidden })
 }
 
 #[cfg(test)]
@@ -227,6 +231,14 @@ mod tests {
       assert_eq!(roster.rows.len() + roster.hidden, 40);
       assert!(roster.rows.iter().all(|r| r.command.chars().count() <= bound::FIELD_MAX));
     }
+  }
+
+  #[test]
+  fn a_budget_too_small_for_any_row_counts_them_all() {
+    let rows = many(3, 1, 1_000);
+    let text = render_roster(&rows, 300);
+    assert_eq!(text, format!("{ROSTER_HEADER}\n[cut: 3 more panes not listed]"));
+    assert_eq!(parse_roster(&text), Some(Roster { rows: vec![], hidden: 3 }));
   }
 
   #[test]

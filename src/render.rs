@@ -17,15 +17,14 @@ const FIRST_LINE_ROOM: usize = 64;
 /// `location` as the model reads its fields, each within its bound: the session name, the window
 /// name quoted, the layout, and the fields tmux writes as numbers and ids (as tmux printed them).
 pub fn shown(location: &Location) -> Location {
-  let short = |field: &str| bound::plain(field, bound::SHORT_MAX);
   Location {
-    session_name: bound::plain(&location.session_name, bound::FIELD_MAX),
-    window_index: short(&location.window_index),
+    session_name: bound::plain(&location.session_name),
+    window_index: bound::plain(&location.window_index),
     window_name: bound::quoted(&location.window_name, Keep::Start),
-    pane_index: short(&location.pane_index),
-    pane_id: short(&location.pane_id),
-    window_active: short(&location.window_active),
-    pane_active: short(&location.pane_active),
+    pane_index: bound::plain(&location.pane_index),
+    pane_id: bound::plain(&location.pane_id),
+    window_active: bound::plain(&location.window_active),
+    pane_active: bound::plain(&location.pane_active),
     window_layout: bound::layout(&location.window_layout),
   }
 }
