@@ -7,7 +7,7 @@
 // PLACE_DUMP=<prefix> also writes each scenario's turn records (readings, executor output, debug
 // lines) of both packages to <prefix>-<scenario>.json.
 import { afterAll, describe, expect, it } from 'vitest'
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { execFileSync } from 'node:child_process'
@@ -348,6 +348,38 @@ describe.skipIf(!hasTmux)('in real tmux, where the process or the server is not 
           if (impl === 'native') expect(result.debug.join('\n'), label).toContain(label === 'setsid' ? 'no pane of the tmux server' : "in the pane's background")
         }
       }
+    } finally {
+      server.kill()
+    }
+  })
+
+  // From a CI run: with remain-on-exit on, a dead pane still names the tty it had, which the system
+  // gives to the next terminal that asks. A nested terminal in a new session that got that tty read
+  // as "another pane of this tmux server" (a quarter of the runs of the test above).
+  it.skipIf(noScript)(`a nested terminal (setsid) that holds the old tty of a dead pane (remain-on-exit) is no pane of the server${noScript ? ` (skipped: ${noScript})` : ''}`, async () => {
+    const server = new TmuxServer()
+    try {
+      const session = server.newSession('dead-tty') // remain-on-exit on
+      for (let attempt = 1; attempt <= 20; attempt++) {
+        // Two more dead panes, alive together then ended: their two ttys are free again, and the system
+        // gives the lowest free ones next, to the probe's pane, then to its nested terminal.
+        const dead = [1, 2].map(() => server.tmux('new-window', '-d', '-P', '-F', '#{pane_id}', '-t', `${session}:`, 'sleep 600'))
+        for (const pane of dead) process.kill(Number(server.show(pane, '#{pane_pid}')))
+        await until(() => dead.every((pane) => server.show(pane, '#{pane_dead}') === '1'), 'the panes dead')
+        const deadTtys = server.tmux('list-panes', '-a', '-F', '#{?pane_dead,#{pane_tty},}').split('\n').filter(Boolean)
+        const { out, command } = server.probeCommand({ impl: 'native' })
+        const ttyFile = join(server.dir, `nested-tty-${attempt}`)
+        const inner = `tty > ${shellQuote(ttyFile)}; ${command}`
+        server.tmux('new-window', '-d', '-t', `${session}:`, `exec setsid -w script -qc ${shellQuote(inner)} /dev/null`)
+        const result = await waitForJson(out)
+        // The case needs the nested terminal on a dead pane's old tty; else, two more dead panes and again.
+        if (!deadTtys.includes(readFileSync(ttyFile, 'utf8').trim())) continue
+        expect(result.error).toBeUndefined()
+        expect(result.readings).toEqual([])
+        expect(result.debug.join('\n')).toContain('no pane of the tmux server')
+        return
+      }
+      throw new Error('in 20 attempts, no nested terminal got the tty of a dead pane')
     } finally {
       server.kill()
     }

@@ -205,7 +205,9 @@ fn pane_lines(pid: u32, panes: bool) -> Vec<String> {
 /// hold the pane's tty, in that tty's foreground process group (not a terminal started in the
 /// background); an ancestor with no terminal (setsid, a daemon) ends the walk. Otherwise the exit
 /// status says what the process runs in instead: a nested terminal in the pane's background,
-/// another pane of this server, or no pane of this server at all (asked of tmux on this path only).
+/// another pane of this server, or no pane of this server at all (asked of tmux on this path only;
+/// a dead pane kept by `remain-on-exit` is left out: it still names a tty the system may have
+/// given to another terminal since).
 fn ancestor_lines(pid: u32) -> Vec<String> {
   vec![
     "if [ \"$pane_tty\" = \"/dev/$self_tty\" ]; then :; else".into(),
@@ -227,7 +229,7 @@ fn ancestor_lines(pid: u32) -> Vec<String> {
     "  if [ -z \"$found\" ]; then".into(),
     format!("    [ -z \"$met\" ] || exit {EXIT_NOT_THE_PANE}"),
     format!(
-      "    tmux list-panes -a -F '#{{pane_tty}}' 2>/dev/null | while IFS= read -r t; do [ \"$t\" != \"/dev/$self_tty\" ] || exit 1; done || exit {EXIT_ANOTHER_PANE}"
+      "    tmux list-panes -a -F '#{{?pane_dead,,#{{pane_tty}}}}' 2>/dev/null | while IFS= read -r t; do [ \"$t\" != \"/dev/$self_tty\" ] || exit 1; done || exit {EXIT_ANOTHER_PANE}"
     ),
     format!("    exit {EXIT_NO_PANE_OF_SERVER}"),
     "  fi".into(),
@@ -319,11 +321,11 @@ mod tests {
         query.contains("\\t#{automatic-rename}#{?#{q:pane_id},,\\tdsh-tmux-context:plain\\t#{session_name}\\t"),
         "plain fields before 2.9 only"
       );
-      // The only other tmux call is on the path where the process is not in the pane.
+      // The only other tmux call is on the path where the process is not in the pane; it skips dead panes.
       let rest: Vec<&str> = c.lines().filter(|l| l.contains("tmux ") && !l.starts_with("out=$(tmux")).collect();
       assert_eq!(rest.len(), 1, "{rest:?}");
       assert!(
-        rest[0].contains("tmux list-panes -a -F '#{pane_tty}'")
+        rest[0].contains("tmux list-panes -a -F '#{?pane_dead,,#{pane_tty}}'")
           && rest[0].contains(&format!("exit {EXIT_ANOTHER_PANE}"))
       );
       for forbidden in
