@@ -59,7 +59,11 @@ for (const file of files) {
   // Each failed test by name, so that no one scrolls back for it.
   for (const result of run.testResults) {
     for (const test of result.assertionResults ?? []) {
-      if (test.status === 'failed') say(`  failed: ${result.name.split(/[\\/]/).pop()} > ${test.fullName ?? test.title}`)
+      if (test.status !== 'failed') continue
+      say(`  failed: ${result.name.split(/[\\/]/).pop()} > ${test.fullName ?? test.title}`)
+      // Its first words, so that a log that keeps only its tail still says why.
+      const why = (test.failureMessages ?? [])[0]?.split('\n').find((l) => l.trim())?.trim()
+      if (why) say(`    ${why.length > 300 ? `${why.slice(0, 300)}…` : why}`)
     }
   }
   ;[passed, failed, skipped] = [passed + p, failed + f + (broken ? run.numFailedTestSuites : 0), skipped + s]
