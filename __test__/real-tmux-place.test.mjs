@@ -403,13 +403,10 @@ describe.skipIf(!hasTmux)('in real tmux, where the process or the server is not 
       const [first, ...rest] = turns
       expect(first).toMatchObject({ injected: false, passedThrough: true, runs: 1, warnings: [] })
       expect(first.debug).toEqual(['tmux-context: no location this turn: tmux did not answer within 400 ms; not asking again for 60 s'])
-      // Bounded: the executor kills the query at 400 ms (our own timer would 1 s later), well
-      // under the 30 s the executor's own default would wait.
-      expect(first.durationMs).toBeLessThan(10_000)
+      // Bounded: the executor kills the query at 400 ms (our own timer would 1 s later), not the
+      // 30 s its own default would wait; the debug line above comes from that bound.
       for (const turn of rest) {
         expect(turn).toMatchObject({ injected: false, passedThrough: true, runs: 0, debug: [], warnings: [] })
-        // No query: a query to the stopped server could not end before its 400 ms time-out.
-        expect(turn.durationMs).toBeLessThan(400)
       }
       counts.stopped = { title: 'a stopped (SIGSTOP) server, queryTimeoutMs 400', turns: 5, queries: turns.map((t) => t.runs), durationsMs: turns.map((t) => Math.round(t.durationMs * 10) / 10) }
       console.log(`place stopped server: turn 1 took ${Math.round(first.durationMs)} ms (1 query); turns 2-5 took ${rest.map((t) => t.durationMs.toFixed(1)).join(', ')} ms (0 queries)`)

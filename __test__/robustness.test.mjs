@@ -525,12 +525,10 @@ describe('promises, thenables and lengths as odd as JS allows', () => {
   })
 
   it('a log that is not iterable but claims a billion events fails at once, as the JS package’s spread does', async () => {
-    const started = performance.now()
     const { outcome, warnings } = await fire(native, () => Promise.resolve({ kind: 'enter', messages: [] }), { events: { length: 1e9 } })
     expect(outcome).toBe('reading:0')
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toContain('is not iterable')
-    expect(performance.now() - started).toBeLessThan(2000)
   })
 })
 
@@ -703,11 +701,12 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
       const fast = await mount(native, { queryTimeoutMs: 50 }, { respond: never })
       const slowStep = preStep(slow.ctx, agentOver({ events: [] }))
       await new Promise((r) => setTimeout(r, 20))
-      const t0 = Date.now()
-      const out = await preStep(fast.ctx, agentOver({ events: [] }))
-      expect(isPassThrough(out)).toBe(true)
-      // Its own bound: 50 ms plus our 1 s grace, not the other plugin's 3.5 s.
-      expect(Date.now() - t0).toBeLessThan(2500)
+      const fastStep = preStep(fast.ctx, agentOver({ events: [] }))
+      // Its own bound (50 ms and our 1 s grace) ends it before the other plugin's (2.5 s and 1 s),
+      // whatever the machine's speed: the two timers fire in the order of their deadlines.
+      const first = await Promise.race([fastStep.then(() => 'fast'), slowStep.then(() => 'slow')])
+      expect(first).toBe('fast')
+      expect(isPassThrough(await fastStep)).toBe(true)
       await slowStep
     } finally {
       clearInterval(keep)
@@ -743,15 +742,14 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
     try {
       const a = await mount(native, { queryTimeoutMs: 100 }, { respond: () => Promise.resolve(runResult(line())) })
       expect(readings((await preStep(a.ctx, agentOver({ events: [] }))).decision)).toHaveLength(1)
-      const t0 = performance.now()
       vi.useFakeTimers()
       const b = await mount(native, { queryTimeoutMs: 300 }, { respond: never })
       const stuck = preStep(b.ctx, agentOver({ events: [] }))
       await vi.advanceTimersByTimeAsync(0)
       vi.useRealTimers()
-      // 300 ms and our 1 s grace on the real clock, whatever clock was installed when it started.
+      // 300 ms and our 1 s grace on the real clock, whatever clock was installed when it started
+      // (without it, this step would never end: nothing else answers).
       expect(isPassThrough(await stuck)).toBe(true)
-      expect(performance.now() - t0).toBeLessThan(3000)
     } finally {
       vi.useRealTimers()
       clearInterval(keep)
@@ -763,10 +761,9 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
     try {
       const { first } = await stuckUnderFakeTimers()
       const late = await mount(native, { queryTimeoutMs: 1500 }, { respond: () => new Promise(() => {}) })
-      const t0 = Date.now()
+      // Neither step would ever end without our bound: nothing else answers.
       const out = await preStep(late.ctx, agentOver({ events: [] }))
       expect(isPassThrough(out)).toBe(true)
-      expect(Date.now() - t0).toBeLessThan(4500)
       expect(isPassThrough(await first)).toBe(true)
     } finally {
       vi.useRealTimers()
@@ -778,12 +775,11 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
     const keep = setInterval(() => {}, 50)
     try {
       const { first } = await stuckUnderFakeTimers()
-      const t0 = Date.now()
       const instant = await mount(native)
       expect(readings((await preStep(instant.ctx, agentOver({ events: [] }))).decision)).toHaveLength(1)
+      // 300 ms and our 1 s grace, from the first query's start; without the bound armed again, the
+      // first step would never end (nothing else answers it).
       expect(isPassThrough(await first)).toBe(true)
-      // 300 ms and our 1 s grace, from the first query's start.
-      expect(Date.now() - t0).toBeLessThan(4000)
     } finally {
       vi.useRealTimers()
       clearInterval(keep)
