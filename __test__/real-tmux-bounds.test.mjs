@@ -128,6 +128,9 @@ describe.skipIf(!hasTmux)('in real tmux, bounded readings (issue 38)', () => {
     const other = new TmuxServer()
     try {
       other.newSession('elsewhere')
+      // Holds the server (and keeps dead panes) while each probe ends: a server left with no session
+      // exits, and the next case's new-session could meet it exiting ("server exited unexpectedly").
+      server.newSession('keep')
       const cases = [
         [{ TMUX: `${other.socketPath},1,0` }, 'no pane of the tmux server that $TMUX names'],
         [{ TMUX_PANE: '' }, '$TMUX_PANE is set but empty'],
