@@ -128,6 +128,9 @@ describe.skipIf(!hasTmux)('in real tmux, bounded readings (issue 38)', () => {
     const other = new TmuxServer()
     try {
       other.newSession('elsewhere')
+      // The first case's probe is %1 of `server` (after `keep`): `other` has a %1 too, so that its
+      // query reaches the tty check rather than a pane tmux may not find.
+      other.tmux('split-window', '-d', '-t', 'elsewhere', 'sleep 600')
       // Holds the server (and keeps dead panes) while each probe ends: a server left with no session
       // exits, and the next case's new-session could meet it exiting ("server exited unexpectedly").
       server.newSession('keep')

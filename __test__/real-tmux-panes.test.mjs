@@ -29,7 +29,11 @@ describe.skipIf(!hasTmux)('in real tmux, the panes of the agent’s window (pane
     { label: 'the window resized', act: ({ server, agent }) => server.tmux('resize-window', '-t', agent, '-x', '120', '-y', '40'), reading: false },
     {
       label: 'a pane split off the sibling',
-      act: ({ server, sibling, env }) => (env.third = server.tmux('split-window', '-v', '-t', sibling, '-P', '-F', '#{pane_id}', 'sh')),
+      act: async ({ server, sibling, env }) => {
+        env.third = server.tmux('split-window', '-v', '-t', sibling, '-P', '-F', '#{pane_id}', 'sh')
+        // tmux starts it as `$SHELL -c sh`: for a few milliseconds its command reads as that shell.
+        await commandIs(server, env.third, 'sh')
+      },
       reading: true,
       panes: 3,
     },

@@ -89,6 +89,11 @@ export function runWebSession (opts = {}) {
         await waitUntil('the sibling pane to be in src', deadline, () =>
           (tmux.run('display-message', '-p', '-t', tmux.sibling, '#{pane_current_path}').trim() === join(s.work, 'src') ? true : undefined))
       }
+      if (turn.change === 'split') {
+        // tmux starts it as `$SHELL -c sh`: for a few milliseconds its command reads as that shell.
+        await waitUntil('the new pane to run sh', deadline, () =>
+          (tmux.run('display-message', '-p', '-t', tmux.sibling, '#{pane_current_command}').trim() === 'sh' ? true : undefined))
+      }
       const state = tmux.expectedReading({ panes, home: env.HOME })
       const expected = state === previous ? undefined : `tmux location (turn ${k}):\n${state}`
       previous = state
