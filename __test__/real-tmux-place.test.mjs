@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { hasTmux, Terminals, TmuxServer, TurnProbe, until, waitForJson } from './tmux.mjs'
 import { shQuote as shellQuote } from '../e2e/lib/env.mjs'
@@ -353,33 +353,71 @@ describe.skipIf(!hasTmux)('in real tmux, where the process or the server is not 
     }
   })
 
-  // From a CI run: with remain-on-exit on, a dead pane still names the tty it had, which the system
-  // gives to the next terminal that asks. A nested terminal in a new session that got that tty read
-  // as "another pane of this tmux server" (a quarter of the runs of the test above).
+  /**
+   * With remain-on-exit on, a dead pane still names the tty it had, which the system gives to the
+   * next terminal that asks. Runs the native probe in a nested terminal of its own (`setsid script`,
+   * started by `start(command, deadPanes)`) until that terminal got the old tty of one of the dead
+   * panes (of the pane `start` returns, if it returns one); returns the probe's result.
+   */
+  async function onDeadPanesTty(server, session, start) {
+    for (let attempt = 1; attempt <= 20; attempt++) {
+      // Two more dead panes, alive together then ended: their two ttys are free again, and the
+      // system gives the lowest free ones next.
+      const dead = [1, 2].map(() => server.tmux('new-window', '-d', '-P', '-F', '#{pane_id}', '-t', `${session}:`, 'sleep 600'))
+      const ttys = dead.map((pane) => server.show(pane, '#{pane_tty}'))
+      for (const pane of dead) process.kill(Number(server.show(pane, '#{pane_pid}')))
+      await until(() => dead.every((pane) => server.show(pane, '#{pane_dead}') === '1'), 'the panes dead')
+      const deadPanes = server.tmux('list-panes', '-a', '-F', '#{?pane_dead,#{pane_tty} #{pane_id},}').split('\n').filter(Boolean).map((l) => l.split(' '))
+      const { out, command } = server.probeCommand({ impl: 'native' })
+      const ttyFile = join(server.dir, `nested-tty-${attempt}`)
+      const wanted = start(`tty > ${shellQuote(ttyFile)}; ${command}`, dead.map((pane, i) => ({ pane, tty: ttys[i] })))
+      const result = await waitForJson(out)
+      const tty = readFileSync(ttyFile, 'utf8').trim()
+      const had = deadPanes.filter(([t]) => t === tty).map(([, pane]) => pane)
+      // Else: two more dead panes, and again.
+      if (wanted === undefined ? had.length > 0 : had.includes(wanted)) return result
+    }
+    throw new Error('in 20 attempts, no nested terminal got the tty of a dead pane')
+  }
+
+  // From a CI run: a nested terminal in a new session that got a dead pane's old tty read as
+  // "another pane of this tmux server" (a quarter of the runs of the test above).
   it.skipIf(noScript)(`a nested terminal (setsid) that holds the old tty of a dead pane (remain-on-exit) is no pane of the server${noScript ? ` (skipped: ${noScript})` : ''}`, async () => {
     const server = new TmuxServer()
     try {
       const session = server.newSession('dead-tty') // remain-on-exit on
-      for (let attempt = 1; attempt <= 20; attempt++) {
-        // Two more dead panes, alive together then ended: their two ttys are free again, and the system
-        // gives the lowest free ones next, to the probe's pane, then to its nested terminal.
-        const dead = [1, 2].map(() => server.tmux('new-window', '-d', '-P', '-F', '#{pane_id}', '-t', `${session}:`, 'sleep 600'))
-        for (const pane of dead) process.kill(Number(server.show(pane, '#{pane_pid}')))
-        await until(() => dead.every((pane) => server.show(pane, '#{pane_dead}') === '1'), 'the panes dead')
-        const deadTtys = server.tmux('list-panes', '-a', '-F', '#{?pane_dead,#{pane_tty},}').split('\n').filter(Boolean)
-        const { out, command } = server.probeCommand({ impl: 'native' })
-        const ttyFile = join(server.dir, `nested-tty-${attempt}`)
-        const inner = `tty > ${shellQuote(ttyFile)}; ${command}`
-        server.tmux('new-window', '-d', '-t', `${session}:`, `exec setsid -w script -qc ${shellQuote(inner)} /dev/null`)
-        const result = await waitForJson(out)
-        // The case needs the nested terminal on a dead pane's old tty; else, two more dead panes and again.
-        if (!deadTtys.includes(readFileSync(ttyFile, 'utf8').trim())) continue
-        expect(result.error).toBeUndefined()
-        expect(result.readings).toEqual([])
-        expect(result.debug.join('\n')).toContain('no pane of the tmux server')
-        return
-      }
-      throw new Error('in 20 attempts, no nested terminal got the tty of a dead pane')
+      // In a new window: its pane takes the lowest free tty, the nested terminal the next.
+      const result = await onDeadPanesTty(server, session, (command) => {
+        server.tmux('new-window', '-d', '-t', `${session}:`, `exec setsid -w script -qc ${shellQuote(command)} /dev/null`)
+      })
+      expect(result.error).toBeUndefined()
+      expect(result.readings).toEqual([])
+      expect(result.debug.join('\n')).toContain('no pane of the tmux server')
+    } finally {
+      server.kill()
+    }
+  })
+
+  // From a review: a terminal that inherited $TMUX_PANE from a pane since dead, and got that pane's
+  // old tty, read as living in it: a reading of a place it is not in.
+  it.skipIf(noScript)(`a terminal whose $TMUX_PANE names a dead pane, on that pane's old tty: no reading${noScript ? ` (skipped: ${noScript})` : ''}`, async () => {
+    const server = new TmuxServer()
+    try {
+      const session = server.newSession('dead-pane') // remain-on-exit on
+      const serverPid = server.tmux('display-message', '-p', '#{pid}')
+      // Outside tmux (a detached terminal, as screen or dtach would start), with the variables of the
+      // dead pane that the lowest free tty belonged to; the case needs the terminal on that tty.
+      const result = await onDeadPanesTty(server, session, (command, dead) => {
+        const named = dead.reduce((a, b) => (Number(a.tty.split('/').pop()) < Number(b.tty.split('/').pop()) ? a : b)).pane
+        spawn('setsid', ['-w', 'script', '-qc', command, '/dev/null'], {
+          env: { ...process.env, TMUX: `${server.socketPath},${serverPid},0`, TMUX_PANE: named },
+          stdio: 'ignore',
+        })
+        return named
+      })
+      expect(result.error).toBeUndefined()
+      expect(result.readings).toEqual([])
+      expect(result.debug.join('\n')).toContain('no pane of the tmux server')
     } finally {
       server.kill()
     }

@@ -107,6 +107,10 @@ fn pane_line_format(escaped: bool) -> String {
   format!("{marker}{FIELD_SEP}{}", fields.join(FIELD_SEP))
 }
 
+/// A pane's tty, empty for a dead pane (kept by `remain-on-exit`): tmux still names the tty a dead
+/// pane had, which the system may since have given to another terminal, this process's among them.
+const LIVE_PANE_TTY: &str = "#{?pane_dead,,#{pane_tty}}";
+
 /// `#{?#{q:pane_id},<if tmux knows q:>,<if not>}`: tmux 2.6 to 2.8 expand the unknown `q:` to
 /// nothing, so they take the second branch (tmux expands a condition written as a format since
 /// before 2.6). A comma inside a branch must sit inside a nested `#{…}`: at the top it would end
@@ -181,7 +185,7 @@ fn pane_lines(pid: u32, panes: bool) -> Vec<String> {
   let sep = FIELD_SEP;
   let plain = if_escaping("", &format!("{sep}{PLAIN_MARKER}{sep}{}", format_of(false)));
   let format =
-    format!("#{{pane_tty}}{sep}{ESCAPED_LINE_MARKER}{sep}{}{sep}#{{automatic-rename}}{plain}", format_of(true));
+    format!("{LIVE_PANE_TTY}{sep}{ESCAPED_LINE_MARKER}{sep}{}{sep}#{{automatic-rename}}{plain}", format_of(true));
   let roster = if panes {
     format!(" \\; list-panes -t \"$TMUX_PANE\" -F '{}'", if_escaping(&pane_line_format(true), &pane_line_format(false)))
   } else {
@@ -206,8 +210,7 @@ fn pane_lines(pid: u32, panes: bool) -> Vec<String> {
 /// background); an ancestor with no terminal (setsid, a daemon) ends the walk. Otherwise the exit
 /// status says what the process runs in instead: a nested terminal in the pane's background,
 /// another pane of this server, or no pane of this server at all (asked of tmux on this path only;
-/// a dead pane kept by `remain-on-exit` is left out: it still names a tty the system may have
-/// given to another terminal since).
+/// dead panes are left out, here as in the first read: [`LIVE_PANE_TTY`]).
 fn ancestor_lines(pid: u32) -> Vec<String> {
   vec![
     "if [ \"$pane_tty\" = \"/dev/$self_tty\" ]; then :; else".into(),
@@ -229,7 +232,7 @@ fn ancestor_lines(pid: u32) -> Vec<String> {
     "  if [ -z \"$found\" ]; then".into(),
     format!("    [ -z \"$met\" ] || exit {EXIT_NOT_THE_PANE}"),
     format!(
-      "    tmux list-panes -a -F '#{{?pane_dead,,#{{pane_tty}}}}' 2>/dev/null | while IFS= read -r t; do [ \"$t\" != \"/dev/$self_tty\" ] || exit 1; done || exit {EXIT_ANOTHER_PANE}"
+      "    tmux list-panes -a -F '{LIVE_PANE_TTY}' 2>/dev/null | while IFS= read -r t; do [ \"$t\" != \"/dev/$self_tty\" ] || exit 1; done || exit {EXIT_ANOTHER_PANE}"
     ),
     format!("    exit {EXIT_NO_PANE_OF_SERVER}"),
     "  fi".into(),
