@@ -94,10 +94,11 @@ pub fn render_roster(rows: &[PaneRow], budget: usize) -> String {
   for (i, line) in lines.iter().enumerate() {
     let own_later = own.filter(|&o| o > i).map(|o| lines[o].len() + 1);
     let slots = bound::PANES_MAX - listed - usize::from(own_later.is_some());
-    let fits = out.len() + line.len() + 1 + own_later.unwrap_or(0) + room_for_count <= budget;
+    let needed = out.len() + line.len() + 1 + room_for_count;
+    let fits = needed + own_later.unwrap_or(0) <= budget;
     // The agent's own row was given room; only output no tmux prints (names of 200 characters in every
     // field of the location) leaves none, and then it is counted with the rest.
-    let own_fits = out.len() + line.len() + 1 + room_for_count <= budget;
+    let own_fits = needed <= budget;
     if (Some(i) == own && own_fits) || (hidden == 0 && slots > 0 && fits) {
       out.push('\n');
       out.push_str(line);
