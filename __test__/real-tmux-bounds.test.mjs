@@ -63,6 +63,42 @@ describe.skipIf(!hasTmux)('in real tmux, bounded readings (issue 38)', () => {
     }, 60_000)
   }
 
+  for (const panes of [false, true]) {
+    it(`65 panes tiled, resized across the length at which the layout is shown as its pane tree: no reading after the first (issue 43; panes: ${panes})`, async () => {
+      const server = new TmuxServer()
+      try {
+        const probe = new TurnProbe(server, { impl: 'native', config: { panes }, turns: 7 })
+        const { paneId: agent } = server.newSessionRunning('main', probe.command, { x: 400, y: 200 })
+        server.tmux('set-option', '-t', 'main', 'window-size', 'manual')
+        for (let i = 1; i < 65; i++) {
+          server.tmux('split-window', '-d', '-t', agent, 'sleep 600')
+          server.tmux('select-layout', '-t', agent, 'tiled')
+        }
+        await until(() => server.tmux('list-panes', '-t', agent, '-F', '#{pane_current_command}').split('\n').filter((c) => c === 'sleep').length === 64, 'the panes run sleep')
+        await probe.ready(1)
+        const layouts = []
+        const turns = []
+        // A resize, nothing, three more resizes, nothing; then a pane closed: news.
+        for (const [k, size] of [[1], [2, '300x100'], [3], [4, '200x60'], [5, '150x50'], [6, '300x100'], [7]]) {
+          if (k === 7) server.tmux('kill-pane', '-t', server.tmux('list-panes', '-t', agent, '-F', '#{pane_id}').split('\n').at(-1))
+          if (size) {
+            const [x, y] = size.split('x')
+            server.tmux('resize-window', '-t', agent, '-x', x, '-y', y)
+            await until(() => server.show(agent, '#{window_width}x#{window_height}') === size, `the window ${size}`)
+          }
+          layouts.push(server.show(agent, '#{window_layout}').length)
+          turns.push(await probe.turn(k))
+        }
+        // The layout crosses 1,024 characters, where it is shown as its pane tree, both ways.
+        expect(layouts.some((n) => n > 1024) && layouts.some((n) => n <= 1024)).toBe(true)
+        expect(turns.map((t) => t.injected)).toEqual([true, false, false, false, false, false, true])
+        expect(turns.every((t) => t.runs === 1)).toBe(true)
+      } finally {
+        server.kill()
+      }
+    }, 120_000)
+  }
+
   it('40 panes: 32 listed, the agent’s own among them, then one line for the other 8', async () => {
     const server = new TmuxServer()
     try {

@@ -102,6 +102,21 @@ pub fn layout(text: &str) -> String {
   format!("{kept} [cut: {}{tail}", total - count)
 }
 
+/// The pane tree of a layout as [`layout`] shows it, the part of it that a resize cannot change:
+/// [`pane_tree`] of a layout shown whole, else the shown text itself, which holds no sizes (the
+/// tree and its marker). `None` for text that is neither. Whether a layout is shown whole or as
+/// its tree depends on its length, which a resize changes; its tree does not.
+pub fn layout_tree(shown: &str) -> Option<String> {
+  if let Some(tree) = pane_tree(shown) {
+    return Some(tree);
+  }
+  let tree_chars = |t: &str| t.bytes().all(|b| b.is_ascii_digit() || b"%,{}[]".contains(&b));
+  match shown.strip_suffix(SIZES_CUT) {
+    Some(tree) if tree_chars(tree) => Some(tree.to_string()),
+    _ => shown.ends_with(" more characters of the pane tree at the end, and the sizes]").then(|| shown.to_string()),
+  }
+}
+
 /// A field as [`quoted`] writes it, at the start of `text`: the JSON string and its marker, if
 /// any, verbatim, and the text after it; `None` where none starts.
 pub fn read_quoted(text: &str) -> Option<(&str, &str)> {
@@ -182,6 +197,21 @@ mod tests {
     assert!(huge.ends_with(" more characters of the pane tree at the end, and the sizes]"), "{huge}");
     let junk = layout(&"é".repeat(2 * LAYOUT_MAX));
     assert!(junk.len() <= LAYOUT_MAX && junk.ends_with(" more characters at the end]"), "{junk}");
+  }
+
+  #[test]
+  fn a_layout_reads_as_the_same_tree_on_either_side_of_its_bound() {
+    let (short, long) = (stacked(70, 8), stacked(70, 1000));
+    assert!(short.len() <= LAYOUT_MAX && long.len() > LAYOUT_MAX, "{} {}", short.len(), long.len());
+    assert_eq!(layout(&short), short, "shown whole");
+    assert!(layout(&long).ends_with(SIZES_CUT), "shown as its tree");
+    assert_eq!(layout_tree(&layout(&short)), layout_tree(&layout(&long)));
+    assert_eq!(layout_tree(&layout(&short)), pane_tree(&short));
+    assert_ne!(layout_tree(&layout(&stacked(71, 1000))), layout_tree(&layout(&long)), "one pane more");
+    let huge = layout(&stacked(400, 80));
+    assert_eq!(layout_tree(&huge), layout_tree(&layout(&stacked(400, 90))), "a tree cut keeps no sizes");
+    assert_eq!(layout_tree("not a layout"), None);
+    assert_eq!(layout_tree(&format!("x y{SIZES_CUT}")), None);
   }
 
   #[test]

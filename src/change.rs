@@ -1,7 +1,7 @@
 //! Whether a location is news against the newest durable reading: the same text, or the same
 //! place (sizes and automatic names aside) with the same panes, is not. Pure.
 
-use crate::layout::pane_tree;
+use crate::bound::layout_tree;
 use crate::panes::rows;
 use crate::parse::{Answer, Location};
 use crate::refresh::Previous;
@@ -59,7 +59,7 @@ fn same_state(before: &str, now: &str, automatic_rename: bool) -> bool {
 /// off, so it still counts). Which client was used last never shows here: a linked or grouped
 /// window is named by its session with the lowest id ([`Answer::location`]).
 pub fn same_place(before: &Location, now: &Location, automatic_rename: bool) -> bool {
-  let layout = match (pane_tree(&before.window_layout), pane_tree(&now.window_layout)) {
+  let layout = match (layout_tree(&before.window_layout), layout_tree(&now.window_layout)) {
     (Some(before), Some(now)) => before == now,
     _ => before.window_layout == now.window_layout,
   };
