@@ -513,41 +513,6 @@ const TOOLS = process.env.TMUX_BUILDS ?? join(process.env.DSH_TOOLS ?? join(proc
 const OLD_TMUX = ['2.6', '2.8', '2.9', '3.0', '3.1']
 
 describe.skipIf(!hasTmux)('older tmux releases: 2.6–2.8 (without #{q:…}) read as the JS package reads them, 2.9–3.1 as today (issue 8)', () => {
-  it('a stand-in tmux that prints #{q:…} empty, as 2.8 does: ours gives exactly the JS package’s reading', async () => {
-    const server = new TmuxServer()
-    try {
-      const session = server.newSession('old')
-      const real = execFileSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).trim()
-      const socket = server.show(session, '#{socket_path}')
-      const bin = join(server.dir, 'tmux-2.8-standin')
-      mkdirSync(bin)
-      // Every #{q:NAME} of every argument removed (2.8 expands an unknown modifier to nothing).
-      writeFileSync(
-        join(bin, 'tmux'),
-        `#!/bin/sh\nn=$#\nwhile [ "$n" -gt 0 ]; do a=$(printf '%s\\n' "$1" | sed 's/#{q:[^}]*}//g'); shift; set -- "$@" "$a"; n=$((n - 1)); done\nexec ${shellQuote(real)} -S ${shellQuote(socket)} "$@"\n`,
-      )
-      chmodSync(join(bin, 'tmux'), 0o755)
-      expect(execFileSync(join(bin, 'tmux'), ['display-message', '-t', session, '-p', '[#{q:pane_id}] [#{pane_id}]'], { encoding: 'utf8' })).toMatch(/^\[\] \[%\d+\]\n$/)
-      // Both packages in the same pane, one after the other: the same place, so the same reading.
-      const pane = server.tmux('new-window', '-P', '-F', '#{pane_id}', '-t', `${session}:`, '-n', 'old', 'sleep 600')
-      const result = {}
-      for (const impl of IMPLS) {
-        // Without $TMUX, ours cannot find the server's own binary: it queries the stand-in on PATH.
-        const { result: r } = await server.probeInPane(pane, { impl, shellEnv: { PATH: `${bin}:${process.env.PATH}` } }, { prefix: 'env -u TMUX' })
-        expect(r.error).toBeUndefined()
-        expect(r.warnings).toEqual([])
-        result[impl] = r.readings
-        // Ours read the plain fields (its escaped record came back without a pane id, the plain fields after it).
-        if (impl === 'native') expect(r.outputs.map((o) => o.stdout.startsWith('dsh-tmux-context:q2\\t\\t') && o.stdout.includes('\\tdsh-tmux-context:plain\\t'))).toEqual([true])
-      }
-      expect(result.native).toEqual([expectedReading(server, pane)])
-      expect(result.native).toEqual(result.js)
-      counts['tmux-2.8-standin'] = { native: result.native[0], js: result.js[0] }
-    } finally {
-      server.kill()
-    }
-  })
-
   for (const version of OLD_TMUX) {
     const binary = join(TOOLS, `tmux-${version}`, 'bin', 'tmux')
     const absent = !existsSync(binary)

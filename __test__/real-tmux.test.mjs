@@ -94,8 +94,16 @@ describe.skipIf(!hasTmux)('in a real tmux pane', () => {
     for (const impl of ['native', 'js']) {
       const { result } = await server.probeInWindow(session, forged, { impl }, { active: true })
       expect(result.error).toBeUndefined()
-      expect(result.readings.join('')).not.toContain('SPOOFED')
-      expect(result.readings).toEqual([])
+      if (impl === 'js') {
+        expect(result.readings).toEqual([])
+        continue
+      }
+      // tmux's own cut (issue 43) drops a name's control characters, as tmux 3.7 does for every
+      // name: the name reads on one line, quoted, marked as cut, and nothing poses as a field.
+      const lines = result.readings[0].split('\n')
+      expect(lines).toHaveLength(3)
+      expect(lines[1]).toMatch(/^session honest, window \d+ "xdsh-tmux-context:q1\\\\tSPOOFED\\\\t9.*\\\\tl" \[cut: more characters at the end\], pane \d+ %\d+$/)
+      expect(lines[2]).toMatch(/^window active=1, pane active=1, layout [0-9a-f]{4},/)
     }
   })
 

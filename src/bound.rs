@@ -29,22 +29,27 @@ pub enum Keep {
   End,
 }
 
-/// The marker after a cut field: how many characters are not shown, and at which end.
-fn marker(cut: usize, keep: Keep) -> String {
+/// The marker after a cut field: how many characters are not shown (`None`: tmux cut the text
+/// before printing it and did not say how much), and at which end.
+fn marker(cut: Option<usize>, keep: Keep) -> String {
   let end = if keep == Keep::Start { "end" } else { "start" };
-  format!(" [cut: {cut} more characters at the {end}]")
+  match cut {
+    Some(cut) => format!(" [cut: {cut} more characters at the {end}]"),
+    None => format!(" [cut: more characters at the {end}]"),
+  }
 }
 
-/// `text` as `JSON.stringify` quotes it when that fits in [`FIELD_MAX`] characters; otherwise the
-/// longest start (or end) whose quoted form and [`marker`] fit, then the marker.
-pub fn quoted(text: &str, keep: Keep) -> String {
+/// `text` as `JSON.stringify` quotes it when that fits in [`FIELD_MAX`] characters and tmux did
+/// not cut it (`tmux_cut`: tmux printed only its start, or its end, within its own bound); otherwise
+/// the longest start (or end) whose quoted form and [`marker`] fit, then the marker.
+pub fn quoted(text: &str, keep: Keep, tmux_cut: bool) -> String {
   let whole = json_quote(text);
-  if whole.chars().count() <= FIELD_MAX {
+  if whole.chars().count() <= FIELD_MAX && !tmux_cut {
     return whole;
   }
   let total = text.chars().count();
   // The marker's length for the largest count it can show; the real one is no longer.
-  let room = FIELD_MAX - 2 - marker(total, keep).chars().count();
+  let room = FIELD_MAX - 2 - marker(Some(total), keep).chars().count();
   let width = |c: char| json_quote(c.encode_utf8(&mut [0; 4])).chars().count() - 2;
   let chars: Box<dyn Iterator<Item = char>> =
     if keep == Keep::Start { Box::new(text.chars()) } else { Box::new(text.chars().rev()) };
@@ -59,17 +64,18 @@ pub fn quoted(text: &str, keep: Keep) -> String {
   if keep == Keep::End {
     kept.reverse();
   }
-  format!("{}{}", json_quote(&kept.iter().collect::<String>()), marker(total - kept.len(), keep))
+  let cut = (!tmux_cut).then(|| total - kept.len());
+  format!("{}{}", json_quote(&kept.iter().collect::<String>()), marker(cut, keep))
 }
 
 /// A field shown unquoted as the JS package shows it (a session name; an index, a pane id, `0` or
 /// `1`, which only output of the JS package's shape makes long): as it is when it fits in
-/// [`FIELD_MAX`] characters, else [`quoted`] with its start kept.
-pub fn plain(text: &str) -> String {
-  if text.chars().count() <= FIELD_MAX {
+/// [`FIELD_MAX`] characters and tmux did not cut it, else [`quoted`] with its start kept.
+pub fn plain(text: &str, tmux_cut: bool) -> String {
+  if text.chars().count() <= FIELD_MAX && !tmux_cut {
     text.to_string()
   } else {
-    quoted(text, Keep::Start)
+    quoted(text, Keep::Start, tmux_cut)
   }
 }
 
@@ -123,10 +129,10 @@ pub fn read_quoted(text: &str) -> Option<(&str, &str)> {
   let mut strings = serde_json::Deserializer::from_str(text).into_iter::<String>();
   strings.next()?.ok()?;
   let end = strings.byte_offset();
-  // The marker [`marker`] writes for the count that follows, if one does.
+  // The marker [`marker`] writes for the count that follows (or for none), if one does.
   let rest = &text[end..];
   let digits = rest.strip_prefix(" [cut: ").map_or(0, |r| r.bytes().take_while(u8::is_ascii_digit).count());
-  let count = rest.get(7..7 + digits).and_then(|d| d.parse().ok());
+  let count = if digits == 0 { Some(None) } else { rest.get(7..7 + digits).and_then(|d| d.parse().ok()).map(Some) };
   let end = end
     + count
       .and_then(|n| {
@@ -143,28 +149,28 @@ mod tests {
 
   #[test]
   fn a_field_that_fits_reads_as_before() {
-    assert_eq!(quoted("editor \"x\"", Keep::Start), "\"editor \\\"x\\\"\"");
+    assert_eq!(quoted("editor \"x\"", Keep::Start, false), "\"editor \\\"x\\\"\"");
     let fits = "n".repeat(FIELD_MAX - 2);
-    assert_eq!(quoted(&fits, Keep::Start), format!("\"{fits}\""));
-    assert_eq!(plain(&"s".repeat(FIELD_MAX)), "s".repeat(FIELD_MAX));
-    assert_eq!(plain("%12"), "%12");
+    assert_eq!(quoted(&fits, Keep::Start, false), format!("\"{fits}\""));
+    assert_eq!(plain(&"s".repeat(FIELD_MAX), false), "s".repeat(FIELD_MAX));
+    assert_eq!(plain("%12", false), "%12");
     assert_eq!(layout("b25f,80x24,0,0,3"), "b25f,80x24,0,0,3");
   }
 
   #[test]
   fn a_long_name_keeps_its_start_and_says_how_much_was_cut() {
     let name = format!("build-{}", "x".repeat(99_994));
-    let shown = quoted(&name, Keep::Start);
+    let shown = quoted(&name, Keep::Start, false);
     assert_eq!(shown.chars().count(), FIELD_MAX - 1, "the marker's room is kept for the longest count");
     assert!(shown.starts_with("\"build-xxx"), "{shown}");
     assert!(shown.ends_with("\" [cut: 99843 more characters at the end]"), "{shown}");
-    assert_eq!(plain(&name), shown, "a long session name is quoted, so its marker stands apart");
+    assert_eq!(plain(&name, false), shown, "a long session name is quoted, so its marker stands apart");
   }
 
   #[test]
   fn a_long_directory_keeps_its_end() {
     let path = format!("/{}/src/app", "d".repeat(100_000));
-    let shown = quoted(&path, Keep::End);
+    let shown = quoted(&path, Keep::End, false);
     assert!(shown.starts_with("\"ddd") && shown.contains("ddd/src/app\" [cut: "), "{shown}");
     assert!(shown.ends_with(" more characters at the start]"));
     assert!(shown.chars().count() <= FIELD_MAX);
@@ -173,11 +179,11 @@ mod tests {
   #[test]
   fn escapes_count_as_the_model_reads_them() {
     let quotes = "\"".repeat(1000);
-    let shown = quoted(&quotes, Keep::Start);
+    let shown = quoted(&quotes, Keep::Start, false);
     assert!(shown.chars().count() <= FIELD_MAX);
     assert!(shown.starts_with("\"\\\"\\\""), "{shown}");
     let controls = "\u{1}".repeat(1000);
-    assert!(quoted(&controls, Keep::End).chars().count() <= FIELD_MAX);
+    assert!(quoted(&controls, Keep::End, false).chars().count() <= FIELD_MAX);
   }
 
   /// A stacked layout of `n` panes, `width` columns wide.
@@ -215,8 +221,19 @@ mod tests {
   }
 
   #[test]
+  fn a_field_tmux_cut_says_so_whatever_its_length() {
+    // tmux printed only the start (or the end) and did not say how much it left out.
+    assert_eq!(quoted("build", Keep::Start, true), "\"build\" [cut: more characters at the end]");
+    assert_eq!(quoted("src/app", Keep::End, true), "\"src/app\" [cut: more characters at the start]");
+    assert_eq!(plain("main", true), "\"main\" [cut: more characters at the end]");
+    let long = quoted(&"x".repeat(400), Keep::Start, true);
+    assert!(long.chars().count() <= FIELD_MAX && long.ends_with("x\" [cut: more characters at the end]"), "{long}");
+    assert_eq!(read_quoted(&format!("{long}, pane")), Some((long.as_str(), ", pane")));
+  }
+
+  #[test]
   fn a_field_reads_back_with_its_marker_and_nothing_more() {
-    let shown = quoted(&"w".repeat(500), Keep::Start);
+    let shown = quoted(&"w".repeat(500), Keep::Start, false);
     let text = format!("{shown}, pane 0 %3");
     assert_eq!(read_quoted(&text), Some((shown.as_str(), ", pane 0 %3")));
     assert_eq!(
@@ -230,7 +247,7 @@ mod tests {
     #[test]
     fn every_field_is_bounded_and_whole_when_it_fits(text in ".{0,400}", end in any::<bool>()) {
       let keep = if end { Keep::End } else { Keep::Start };
-      let shown = quoted(&text, keep);
+      let shown = quoted(&text, keep, false);
       prop_assert!(shown.chars().count() <= FIELD_MAX);
       if json_quote(&text).chars().count() <= FIELD_MAX {
         prop_assert_eq!(&shown, &json_quote(&text));
@@ -244,6 +261,9 @@ mod tests {
         prop_assert!(kept_where);
       }
       prop_assert_eq!(read_quoted(&shown).map(|(s, rest)| (s.len(), rest)), Some((shown.len(), "")));
+      let cut = quoted(&text, keep, true);
+      prop_assert!(cut.chars().count() <= FIELD_MAX);
+      prop_assert_eq!(read_quoted(&cut).map(|(s, rest)| (s.len(), rest)), Some((cut.len(), "")));
     }
   }
 }

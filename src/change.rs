@@ -290,6 +290,7 @@ mod tests {
       session_name: name.into(),
       window_index: index.into(),
       window_active: "1".into(),
+      session_name_cut: false,
     };
     let winlinks = vec![link(0, "s", "1"), link(1, "view", "5")];
     let via_main = Answer { winlinks: winlinks.clone(), ..with_panes(l.clone(), true, &panes) };

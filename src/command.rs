@@ -5,6 +5,8 @@
 //! One tmux client command answers everything (the record, with `panes` the window's panes, and
 //! the pane's winlinks, each after a `;`): one reading describes one moment of tmux. Pure.
 
+use crate::bound::{self, Keep};
+
 /// The two characters backslash and `t` that separate the tmux format fields. tmux prints them
 /// verbatim, so the command holds no raw whitespace.
 pub const FIELD_SEP: &str = "\\t";
@@ -39,9 +41,6 @@ pub const PLAIN_MARKER: &str = "dsh-tmux-context:plain";
 /// The roster fields after the marker, in query (and parse) order; the pane id comes again last.
 pub const PANE_FIELDS: [&str; 4] = ["pane_id", "pane_index", "pane_current_command", "pane_current_path"];
 
-/// The roster fields `q:` escapes from tmux 2.9 on: the free text and the pane ids.
-const PANE_QUOTED: [&str; 3] = ["pane_id", "pane_current_command", "pane_current_path"];
-
 /// The eight fields, in query (and parse) order: the JS package's `session_name`, `window_index`,
 /// `window_name`, `pane_index`, `pane_id`, `window_active`, `pane_active`, `window_layout`.
 pub const TMUX_FIELDS: [&str; 8] = [
@@ -55,9 +54,85 @@ pub const TMUX_FIELDS: [&str; 8] = [
   "window_layout",
 ];
 
-/// The free-text fields (and the pane id, so that a tmux without `q:` prints it empty), which the
-/// escaped record quotes with `q:`: every backslash doubled, so no field can hold the separator.
-const QUOTED: [&str; 3] = ["session_name", "window_name", "pane_id"];
+/// How a field of the query is asked for: as tmux prints it, escaped by `q:` from tmux 2.9 on, or
+/// a free text escaped and cut by tmux itself ([`bounded`]), its start or its end kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ask {
+  Plain,
+  Quoted,
+  Cut(Keep),
+}
+
+/// The record's fields: the free texts cut by tmux, the pane id escaped (so that a tmux without
+/// `q:` prints it empty).
+const RECORD_ASKS: [Ask; 8] = [
+  Ask::Cut(Keep::Start),
+  Ask::Plain,
+  Ask::Cut(Keep::Start),
+  Ask::Plain,
+  Ask::Quoted,
+  Ask::Plain,
+  Ask::Plain,
+  Ask::Plain,
+];
+
+/// The roster fields, as [`PANE_FIELDS`] names them, then the pane id again.
+const PANE_ASKS: [Ask; 5] = [Ask::Quoted, Ask::Plain, Ask::Cut(Keep::Start), Ask::Cut(Keep::End), Ask::Quoted];
+
+/// Display cells tmux keeps of a free text ([`bounded`]): twice the characters a field may show,
+/// since a character takes at most two cells (a wide one, or one that `q:` escapes), so that tmux
+/// never cuts what a reading would show, and its answer grows with the panes, not with their texts.
+pub const CUT_WIDTH: usize = 2 * bound::FIELD_MAX;
+
+/// What tmux writes raw after a bounded text it cut, its start kept, or before it, its end kept
+/// ([`bounded`], from tmux 2.9 on). `q:` escapes every `$` of a text, so only the marker holds a
+/// raw one; the `.` before it ends an escape that the cut split (`q:` escapes first, then tmux
+/// cuts, and may keep the lone backslash of an escape), so that nothing after it is shifted.
+pub const CUT_MARKER: &str = ".$";
+
+/// Follows a text whose end tmux kept (from 2.9 on), so that a run of backslashes at the start of
+/// a text cut inside an escape ends before the separator: its length then tells whether the cut
+/// left the second half of an escaped backslash (`parse.rs`).
+pub const END_KEPT_CLOSE: char = '.';
+
+/// Follows a plain text (tmux 2.6 to 2.8) that tmux printed whole ([`bounded`]).
+pub const WHOLE: char = '.';
+/// Follows a plain text that tmux cut at [`CUT_WIDTH`].
+pub const CUT: char = '+';
+
+/// Whether tmux cuts with a marker (`=/N/marker:`, from 3.0), as seen in the session id it cuts.
+const CUTS_WITH_A_MARKER: &str = "#{==:#{=/1/x:session_id},$x}";
+
+/// Free text `name` cut by tmux to [`CUT_WIDTH`] display cells, its start (or its end) kept. From
+/// tmux 2.9 on, `q:` escapes it first, so that `=N:` counts every character, a style run `#[…]`
+/// included, and [`CUT_MARKER`] follows (or precedes) it where tmux cut it: tmux writes the marker
+/// itself from 3.0; 2.9 compares the cut text with the whole one (tmux expands the name twice).
+/// Before 2.9, plain, then [`WHOLE`] or [`CUT`], from the same comparison. tmux prints neither the
+/// whole text nor its length, so a reading says that a text was cut, not by how much.
+fn bounded(name: &str, keep: Keep, escaped: bool) -> String {
+  let width = if keep == Keep::Start { format!("{CUT_WIDTH}") } else { format!("-{CUT_WIDTH}") };
+  if !escaped {
+    let cut = format!("#{{={width}:{name}}}");
+    return format!("{cut}#{{?#{{==:{cut},#{{{name}}}}},{WHOLE},{CUT}}}");
+  }
+  let marked = format!("#{{=/{width}/{CUT_MARKER};q:{name}}}");
+  let cut = format!("#{{={width};q:{name}}}");
+  let marker = format!("#{{?#{{==:{cut},#{{q:{name}}}}},,{CUT_MARKER}}}");
+  let (compared, close) = match keep {
+    Keep::Start => (format!("{cut}{marker}"), String::new()),
+    Keep::End => (format!("{marker}{cut}"), END_KEPT_CLOSE.to_string()),
+  };
+  format!("#{{?{CUTS_WITH_A_MARKER},{marked},{compared}}}{close}")
+}
+
+/// One field of the query as `ask` says, escaped (tmux 2.9 on) or plain.
+fn field(name: &str, ask: Ask, escaped: bool) -> String {
+  match ask {
+    Ask::Cut(keep) => bounded(name, keep, escaped),
+    Ask::Quoted if escaped => format!("#{{q:{name}}}"),
+    Ask::Plain | Ask::Quoted => format!("#{{{name}}}"),
+  }
+}
 
 /// Exit status of the query when `$TMUX_PANE` is not set (not in tmux, or a `display-popup`).
 pub const EXIT_NOT_IN_TMUX: i64 = 10;
@@ -90,20 +165,17 @@ pub struct ServerBinary {
   pub start_time: u64,
 }
 
-/// `#{name}`, or `#{q:name}` for the quoted fields when `escaped`.
+/// The record's fields ([`TMUX_FIELDS`] as [`RECORD_ASKS`] says), escaped or plain.
 fn format_of(escaped: bool) -> String {
-  TMUX_FIELDS
-    .iter()
-    .map(|f| if escaped && QUOTED.contains(f) { format!("#{{q:{f}}}") } else { format!("#{{{f}}}") })
-    .collect::<Vec<_>>()
-    .join(FIELD_SEP)
+  let fields: Vec<String> = TMUX_FIELDS.iter().zip(RECORD_ASKS).map(|(f, ask)| field(f, ask, escaped)).collect();
+  fields.join(FIELD_SEP)
 }
 
 /// One roster line's format: the marker, [`PANE_FIELDS`] and the pane id again, escaped or plain.
 fn pane_line_format(escaped: bool) -> String {
-  let field = |f: &str| if escaped && PANE_QUOTED.contains(&f) { format!("#{{q:{f}}}") } else { format!("#{{{f}}}") };
   let marker = if escaped { PANE_LINE_MARKER } else { PLAIN_PANE_LINE_MARKER };
-  let fields: Vec<String> = PANE_FIELDS.iter().chain(&["pane_id"]).map(|f| field(f)).collect();
+  let names = PANE_FIELDS.iter().chain(&["pane_id"]);
+  let fields: Vec<String> = names.zip(PANE_ASKS).map(|(f, ask)| field(f, ask, escaped)).collect();
   format!("{marker}{FIELD_SEP}{}", fields.join(FIELD_SEP))
 }
 
@@ -124,8 +196,9 @@ fn if_escaping(escaped: &str, plain: &str) -> String {
 /// tmux 2.9. `$TMUX_PANE` is spliced in quoted, after the command checked it is `%` and digits.
 fn winlink_format() -> String {
   let sep = FIELD_SEP;
+  let name = bounded("session_name", Keep::Start, true);
   let line = format!(
-    "{WINLINK_LINE_MARKER}{sep}#{{session_id}}{sep}#{{window_index}}{sep}#{{window_active}}{sep}#{{q:session_name}}{sep}#{{session_id}}"
+    "{WINLINK_LINE_MARKER}{sep}#{{session_id}}{sep}#{{window_index}}{sep}#{{window_active}}{sep}{name}{sep}#{{session_id}}"
   );
   if_escaping(&format!("#{{?#{{==:#{{pane_id}},'\"$TMUX_PANE\"'}},{line},}}"), "")
 }
@@ -319,11 +392,16 @@ mod tests {
       assert_eq!(c.matches("tmux display-message").count(), 1);
       let query = c.lines().find(|l| l.starts_with("out=$(tmux display-message")).expect("the query");
       assert_eq!(query.matches("\\; list-panes").count(), 1 + usize::from(panes), "{query}");
-      assert!(query.contains(" \\; list-panes -a -F '#{?#{q:pane_id},#{?#{==:#{pane_id},'\"$TMUX_PANE\"'},dsh-tmux-context:wl\\t#{session_id}\\t#{window_index}\\t#{window_active}\\t#{q:session_name}\\t#{session_id},},}')"), "{query}");
+      let session = bounded("session_name", Keep::Start, true);
+      assert!(query.contains(&format!(" \\; list-panes -a -F '#{{?#{{q:pane_id}},#{{?#{{==:#{{pane_id}},'\"$TMUX_PANE\"'}},dsh-tmux-context:wl\\t#{{session_id}}\\t#{{window_index}}\\t#{{window_active}}\\t{session}\\t#{{session_id}},}},}}')")), "{query}");
       assert!(
-        query.contains("\\t#{automatic-rename}#{?#{q:pane_id},,\\tdsh-tmux-context:plain\\t#{session_name}\\t"),
-        "plain fields before 2.9 only"
+        query.contains("\\t#{automatic-rename}#{?#{q:pane_id},,\\tdsh-tmux-context:plain\\t#{=400:session_name}#{?#{==:#{=400:session_name},#{session_name}},.,+}\\t"),
+        "plain fields before 2.9 only, cut by tmux too"
       );
+      // Every free text cut by tmux, with its marker from 3.0 on.
+      for text in ["session_name", "window_name"] {
+        assert!(query.contains(&format!("\\t#{{?#{{==:#{{=/1/x:session_id}},$x}},#{{=/400/.$;q:{text}}},#{{=400;q:{text}}}#{{?#{{==:#{{=400;q:{text}}},#{{q:{text}}}}},,.$}}}}\\t")), "{text}");
+      }
       // The only other tmux call is on the path where the process is not in the pane; it skips dead panes.
       let rest: Vec<&str> = c.lines().filter(|l| l.contains("tmux ") && !l.starts_with("out=$(tmux")).collect();
       assert_eq!(rest.len(), 1, "{rest:?}");
@@ -338,7 +416,27 @@ mod tests {
       }
     }
     let roster = build_command(4242, None, true);
-    assert!(roster.contains("' \\; list-panes -t \"$TMUX_PANE\" -F '#{?#{q:pane_id},dsh-tmux-context:pq\\t#{q:pane_id}\\t#{pane_index}\\t#{q:pane_current_command}\\t#{q:pane_current_path}\\t#{q:pane_id},dsh-tmux-context:pp\\t#{pane_id}\\t#{pane_index}\\t#{pane_current_command}\\t#{pane_current_path}\\t#{pane_id}}'"));
+    let marked = |name: &str, width: &str| format!("#{{=/{width}/.$;q:{name}}}");
+    let plain =
+      |name: &str, width: &str| format!("#{{={width}:{name}}}#{{?#{{==:#{{={width}:{name}}},#{{{name}}}}},.,+}}");
+    assert!(
+      roster.contains(&format!(
+        "\\t#{{q:pane_id}}\\t#{{pane_index}}\\t#{{?#{{==:#{{=/1/x:session_id}},$x}},{},",
+        marked("pane_current_command", "400")
+      )),
+      "{roster}"
+    );
+    assert!(
+      roster.contains(&format!("\\t#{{?#{{==:#{{=/1/x:session_id}},$x}},{},", marked("pane_current_path", "-400"))),
+      "{roster}"
+    );
+    assert!(roster.contains("#{?#{==:#{=-400;q:pane_current_path},#{q:pane_current_path}},,.$}#{=-400;q:pane_current_path}}.\\t#{q:pane_id}"), "{roster}");
+    let plain_line = format!(
+      "dsh-tmux-context:pp\\t#{{pane_id}}\\t#{{pane_index}}\\t{}\\t{}\\t#{{pane_id}}}}'",
+      plain("pane_current_command", "400"),
+      plain("pane_current_path", "-400")
+    );
+    assert!(roster.contains(&plain_line), "{roster}");
   }
 
   /// Runs what the command does with tmux's answer (`$out`): its split and its printing, without
@@ -379,7 +477,29 @@ mod tests {
     ok.then_some(())
   }
 
-  /// A private tmux server (`$DSH_TEST_TMUX`, else `tmux` from `PATH`), killed when dropped.
+  /// The tmux binaries to test with: `$DSH_TEST_TMUX`, else `tmux` from `PATH` and each build in
+  /// `$TMUX_BUILDS` (else `../shared/tmux` beside the checkout), `tmux-<version>/bin/tmux`.
+  fn tmux_builds() -> Vec<String> {
+    if let Ok(one) = std::env::var("DSH_TEST_TMUX") {
+      return vec![one];
+    }
+    let folder = std::env::var("TMUX_BUILDS")
+      .map(std::path::PathBuf::from)
+      .unwrap_or_else(|_| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tmux"));
+    let mut builds: Vec<String> = std::fs::read_dir(folder)
+      .into_iter()
+      .flatten()
+      .flatten()
+      .map(|entry| entry.path().join("bin/tmux"))
+      .filter(|bin| bin.is_file())
+      .map(|bin| bin.display().to_string())
+      .collect();
+    builds.sort();
+    builds.insert(0, "tmux".into());
+    builds
+  }
+
+  /// A private tmux server of binary `tmux`, killed when dropped.
   struct Server {
     tmux: String,
     socket: std::path::PathBuf,
@@ -387,8 +507,8 @@ mod tests {
   }
 
   impl Server {
-    fn start() -> Option<Server> {
-      let tmux = std::env::var("DSH_TEST_TMUX").unwrap_or_else(|_| "tmux".into());
+    fn start(tmux: &str) -> Option<Server> {
+      let tmux = tmux.to_string();
       let runs = std::process::Command::new(&tmux).arg("-V").output().is_ok_and(|o| o.status.success());
       skip_unless(runs, "no tmux")?;
       let dir = tempfile::tempdir().unwrap();
@@ -449,9 +569,15 @@ mod tests {
 
   #[test]
   fn real_tmux_answers_the_command_with_the_windows_panes() {
+    for tmux in tmux_builds() {
+      answers_the_command_with_the_windows_panes(&tmux);
+    }
+  }
+
+  fn answers_the_command_with_the_windows_panes(tmux: &str) {
     use crate::change::{decide_injection, Injection};
     use crate::parse::{parse_output, Pane};
-    let Some(server) = Server::start() else { return };
+    let Some(server) = Server::start(tmux) else { return };
     // The panes' own process stands for the agent: its tty is the pane's.
     let pane_pid: u32 = server.tmux(&["display-message", "-t", "%0", "-p", "#{pane_pid}"]).parse().unwrap();
     let started = std::time::Instant::now();
@@ -473,6 +599,7 @@ mod tests {
       index: index.into(),
       command: "sleep".into(),
       path: server.path(path),
+      ..Pane::default()
     };
     assert_eq!(on.panes, Some(vec![pane("%0", "0", "proj"), pane("%1", "1", "proj/src")]));
     let home = server.path("");
@@ -483,5 +610,57 @@ mod tests {
       ),
       "{reading}"
     );
+  }
+
+  #[test]
+  fn real_tmux_cuts_long_texts_before_it_prints_them() {
+    for tmux in tmux_builds() {
+      cuts_long_texts_before_it_prints_them(&tmux);
+    }
+  }
+
+  fn cuts_long_texts_before_it_prints_them(tmux: &str) {
+    use crate::parse::parse_output;
+    let Some(server) = Server::start(tmux) else { return };
+    // A window name of 3,000 characters that `q:` escapes, set through a file (a command line of
+    // tmux is bounded); a sibling whose command is 3,000 `$` in a directory 700 characters deep.
+    let name = "$\\".repeat(1_500);
+    assert_eq!(name.len(), 3_000);
+    let conf = server.path("rename.conf");
+    std::fs::write(&conf, format!("rename-window -t %0 '{name}'\n")).unwrap();
+    server.tmux(&["source-file", &conf]);
+    let deep: String = (0..7).map(|i| format!("/{i}{}", "d\\$".repeat(33))).collect();
+    let dir = format!("{}{deep}", server.path("proj"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let argv0 = "exec -a \"$(head -c 3000 /dev/zero | tr '\\0' '$')\" sleep 60";
+    let sibling =
+      server.tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "%0", "-c", &dir, "bash", "-c", argv0]);
+    let pane_pid: u32 = server.tmux(&["display-message", "-t", "%0", "-p", "#{pane_pid}"]).parse().unwrap();
+    let started = std::time::Instant::now();
+    while server.tmux(&["display-message", "-t", &sibling, "-p", "#{pane_current_command}"]).len() != 3_000 {
+      assert!(started.elapsed().as_secs() < 10, "the sibling never ran its long argv[0]");
+      std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let (code, out) = server.run(&build_command(pane_pid, None, true));
+    assert_eq!(code, 0, "{out}");
+    assert!(out.len() < 4 * CUT_WIDTH + 2_000, "{} bytes: tmux printed the texts whole", out.len());
+    let answer = parse_output(&out).expect("a location");
+    let window = &answer.location.window_name;
+    assert!(answer.location.window_name_cut && !answer.location.session_name_cut);
+    // tmux shows a name's backslash as two (`#{window_name}` too).
+    let whole = server.tmux(&["display-message", "-t", "%0", "-p", "#{window_name}"]);
+    assert!(whole.starts_with(window.as_str()) && window.chars().count() >= CUT_WIDTH / 2, "{window:?}");
+    let panes = answer.panes.expect("a roster");
+    let pane = panes.iter().find(|p| p.id == sibling).expect("the sibling");
+    assert!(pane.command_cut && pane.command.len() >= CUT_WIDTH / 2 && pane.command.bytes().all(|b| b == b'$'));
+    let whole = server.tmux(&["display-message", "-t", &sibling, "-p", "#{pane_current_path}"]);
+    assert!(whole.len() >= dir.len(), "tmux 3.4 shows a directory's backslash as two");
+    assert!(
+      pane.path_cut && whole.ends_with(pane.path.as_str()) && pane.path.len() >= CUT_WIDTH / 2,
+      "{:?}",
+      pane.path
+    );
+    let own = panes.iter().find(|p| p.id == "%0").expect("the agent's pane");
+    assert!(!own.command_cut && !own.path_cut && own.path == server.path("proj"));
   }
 }

@@ -60,8 +60,8 @@ pub fn rows(panes: &[Pane], own_pane_id: &str, home: Option<&str>) -> Vec<PaneRo
       index: p.index.clone(),
       id: p.id.clone(),
       own: p.id == own_pane_id,
-      command: bound::quoted(&p.command, Keep::Start),
-      path: bound::quoted(&home_relative(&p.path, home), Keep::End),
+      command: bound::quoted(&p.command, Keep::Start, p.command_cut),
+      path: bound::quoted(&home_relative(&p.path, home), Keep::End, p.path_cut),
     })
     .collect()
 }
@@ -270,8 +270,8 @@ mod tests {
       index,
       id,
       own,
-      command: bound::quoted(&command, Keep::Start),
-      path: bound::quoted(&path, Keep::End),
+      command: bound::quoted(&command, Keep::Start, false),
+      path: bound::quoted(&path, Keep::End, false),
     })
   }
 

@@ -3,12 +3,15 @@
 //! session grouped), or any other output exactly as the JS package reads it (then the plain roster
 //! lines of a tmux before 2.9, when asked for). Pure; linear in the output's length.
 
+use crate::bound::Keep;
 use crate::command::{
-  ESCAPED_LINE_MARKER, FIELD_SEP, PANE_LINE_MARKER, PLAIN_MARKER, PLAIN_PANE_LINE_MARKER, WINLINK_LINE_MARKER,
+  CUT, CUT_MARKER, END_KEPT_CLOSE, ESCAPED_LINE_MARKER, FIELD_SEP, PANE_LINE_MARKER, PLAIN_MARKER,
+  PLAIN_PANE_LINE_MARKER, WHOLE, WINLINK_LINE_MARKER,
 };
 
-/// One reading of where this process runs, as tmux prints the fields.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One reading of where this process runs, as tmux prints the fields; whether tmux cut the free
+/// texts at its own bound (`command.rs`) is told beside them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Location {
   pub session_name: String,
   pub window_index: String,
@@ -18,6 +21,8 @@ pub struct Location {
   pub window_active: String,
   pub pane_active: String,
   pub window_layout: String,
+  pub session_name_cut: bool,
+  pub window_name_cut: bool,
 }
 
 /// One session's link to the pane's window: which session, at which index, and whether it is
@@ -29,10 +34,11 @@ pub struct Winlink {
   pub session_name: String,
   pub window_index: String,
   pub window_active: String,
+  pub session_name_cut: bool,
 }
 
 /// One pane of the agent's window, its fields as tmux prints them (`list-panes`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pane {
   /// `#{pane_id}`: `%` and digits.
   pub id: String,
@@ -42,6 +48,8 @@ pub struct Pane {
   pub command: String,
   /// `#{pane_current_path}`: any text; absolute where tmux could read it.
   pub path: String,
+  pub command_cut: bool,
+  pub path_cut: bool,
 }
 
 /// What the query answered.
@@ -72,6 +80,7 @@ impl Answer {
     match self.winlinks.iter().min_by_key(|w| w.session_id) {
       Some(first) => Location {
         session_name: first.session_name.clone(),
+        session_name_cut: first.session_name_cut,
         window_index: first.window_index.clone(),
         window_active: first.window_active.clone(),
         ..self.location.clone()
@@ -97,6 +106,7 @@ fn location_from_parts<S: Into<String>>(parts: Vec<S>) -> Option<Location> {
     window_active: window_active.into(),
     pane_active: pane_active.into(),
     window_layout: window_layout.into(),
+    ..Location::default()
   })
 }
 
@@ -112,13 +122,43 @@ fn parse_plain_line(line: &str) -> Option<Location> {
   location_from_parts(parts)
 }
 
+/// Takes the flag that follows a plain text (tmux 2.6 to 2.8) that tmux bounds (`command.rs`):
+/// whether it was cut. `None` when the text holds no flag (output that is not our command's).
+fn take_flag(text: &mut String) -> Option<bool> {
+  match text.pop()? {
+    WHOLE => Some(false),
+    CUT => Some(true),
+    _ => None,
+  }
+}
+
+/// A plain location whose session and window names are followed by their flags ([`take_flag`]).
+fn with_flags(mut location: Location) -> Option<Location> {
+  location.session_name_cut = take_flag(&mut location.session_name)?;
+  location.window_name_cut = take_flag(&mut location.window_name)?;
+  Some(location)
+}
+
+/// Whether `text`, the start of a text tmux kept the end of, begins with the second half of an
+/// escaped backslash (`q:` escapes, then tmux cuts). tmux escapes exactly these characters (2.9 to
+/// 3.7c), each with one backslash, so a text cut on an escape's edge begins with a run of
+/// backslashes one longer than it can be: the run before a character is pairs, and one more when
+/// that character is escaped. Text not cut always reads as even, and so does a run that is cut by
+/// the field's flag (never escaped).
+fn starts_inside_an_escape(text: &str) -> bool {
+  const ESCAPED: &str = "|&;<>()$`\\\"'*?[# =%";
+  let run = text.bytes().take_while(|&b| b == b'\\').count();
+  let escaped_next = text[run..].chars().next().is_some_and(|c| ESCAPED.contains(c));
+  run > 0 && (run - usize::from(escaped_next)) % 2 == 1
+}
+
 /// Splits text escaped by tmux's `q:` modifier into exactly `count` fields: an unescaped `\t`
 /// separates fields, `\x` stands for `x`. Ends at the end of the text or at a newline after the
 /// last field; a newline inside an earlier field (a name holding one: `q:` leaves it raw up to
 /// tmux 3.7c and escapes it after) makes it malformed. Returns the fields and the text after that
 /// newline. One pass, linear.
-fn split_escaped(text: &str, count: usize) -> Option<(Vec<String>, &str)> {
-  match split_escaped_in(text, count, false)? {
+fn split_escaped<'a>(text: &'a str, count: usize, bounds: Bounds) -> Option<(Vec<Field>, &'a str)> {
+  match split_escaped_in(text, count, false, bounds)? {
     (fields, rest, Ended::Line) => Some((fields, rest)),
     (_, _, Ended::Separator) => None,
   }
@@ -132,54 +172,122 @@ enum Ended {
   Separator,
 }
 
+/// One escaped field as read: its text, and whether tmux cut it at its bound.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Field {
+  text: String,
+  cut: bool,
+}
+
+/// For each field of a line, whether it is a text that tmux bounds (`command.rs`), and which end
+/// it keeps: tmux then writes [`CUT_MARKER`] raw after the text (its start kept) or before it (its
+/// end kept, the text then followed by [`END_KEPT_CLOSE`]) when it cut it. `q:` escapes every `$`
+/// of a text, so only the marker holds a raw one.
+type Bounds<'a> = &'a [Option<Keep>];
+
 /// [`split_escaped`], where a newline inside a field before the last one is part of it when
 /// `newlines_inside` (the roster's text: its last field is a pane id, which never holds one), and
-/// the last field may end at a separator too (then the text after it is returned).
-fn split_escaped_in(text: &str, count: usize, newlines_inside: bool) -> Option<(Vec<String>, &str, Ended)> {
-  let mut fields = vec![String::new()];
+/// the last field may end at a separator too (then the text after it is returned). A bounded field
+/// ([`Bounds`]) loses its marker, and where tmux cut inside an escape (it escapes, then cuts), the
+/// lone backslash left: at the end, the marker's first character escaped by it; at the start
+/// ([`starts_inside_an_escape`]), skipped.
+fn split_escaped_in<'a>(
+  text: &'a str,
+  count: usize,
+  newlines_inside: bool,
+  bounds: Bounds,
+) -> Option<(Vec<Field>, &'a str, Ended)> {
+  let keeps = |index: usize| bounds.get(index).copied().flatten();
+  let mut fields: Vec<Field> = Vec::new();
+  // Whether the current field's last character was an unescaped `$`.
+  let mut raw_dollar = false;
   let mut chars = text.char_indices();
+  // Starts field `fields.len()` at byte `from`: takes a marker and a lone backslash before its text.
+  let begin = |fields: &mut Vec<Field>, chars: &mut std::str::CharIndices, from: usize| {
+    let cut = keeps(fields.len()) == Some(Keep::End) && text[from..].starts_with(CUT_MARKER);
+    if cut {
+      let skip = CUT_MARKER.len() + usize::from(starts_inside_an_escape(&text[from + CUT_MARKER.len()..]));
+      chars.nth(skip - 1);
+    }
+    fields.push(Field { text: String::new(), cut });
+  };
+  // Ends the current field: a raw `$` last is the marker after a text whose start tmux kept; a
+  // text whose end tmux kept ends with [`END_KEPT_CLOSE`].
+  let end = |fields: &mut Vec<Field>, raw_dollar: bool| -> Option<()> {
+    let index = fields.len() - 1;
+    let field = fields.last_mut()?;
+    match keeps(index) {
+      Some(Keep::Start) if raw_dollar => {
+        field.text.pop();
+        field.text.pop()?;
+        field.cut = true;
+      }
+      Some(Keep::End) if field.text.pop()? != END_KEPT_CLOSE => return None,
+      _ => {}
+    }
+    Some(())
+  };
+  begin(&mut fields, &mut chars, 0);
   while let Some((at, c)) = chars.next() {
+    let mut raw = false;
     match c {
       '\\' => match chars.next() {
-        Some((_, 't')) if fields.len() == count => return Some((fields, &text[at + 2..], Ended::Separator)),
-        Some((_, 't')) => fields.push(String::new()),
+        Some((_, 't')) => {
+          end(&mut fields, raw_dollar)?;
+          if fields.len() == count {
+            return Some((fields, &text[at + 2..], Ended::Separator));
+          }
+          begin(&mut fields, &mut chars, at + 2);
+        }
         // tmux after 3.7c escapes a newline too (its master, d57d75de): still malformed.
         Some((_, '\n')) if !newlines_inside => return None,
-        Some((_, other)) => fields.last_mut()?.push(other),
-        None => fields.last_mut()?.push('\\'),
+        Some((_, other)) => fields.last_mut()?.text.push(other),
+        None => fields.last_mut()?.text.push('\\'),
       },
-      '\n' if fields.len() == count => return Some((fields, &text[at + 1..], Ended::Line)),
-      '\n' if newlines_inside => fields.last_mut()?.push('\n'),
+      '\n' if fields.len() == count => {
+        end(&mut fields, raw_dollar)?;
+        return Some((fields, &text[at + 1..], Ended::Line));
+      }
+      '\n' if newlines_inside => fields.last_mut()?.text.push('\n'),
       '\n' => return None,
-      other => fields.last_mut()?.push(other),
+      other => {
+        raw = other == '$';
+        fields.last_mut()?.text.push(other);
+      }
     }
+    raw_dollar = raw;
   }
+  end(&mut fields, raw_dollar)?;
   (fields.len() == count).then_some((fields, "", Ended::Line))
+}
+
+/// The texts of `fields`, for a line without bounded fields.
+fn texts(fields: Vec<Field>) -> Vec<String> {
+  fields.into_iter().map(|f| f.text).collect()
 }
 
 /// One winlink line: `<marker>\t$<id>\t<index>\t<active>\t<q:session_name>\t$<id>`; the id again
 /// at the end proves the line whole.
 fn parse_winlink(line: &str) -> Option<Winlink> {
   let rest = line.strip_prefix(WINLINK_LINE_MARKER)?.strip_prefix(FIELD_SEP)?;
-  let (fields, after) = split_escaped(rest, 5)?;
-  let [id, window_index, window_active, session_name, id_again]: [String; 5] = fields.try_into().ok()?;
+  let (fields, after) = split_escaped(rest, 5, &[None, None, None, Some(Keep::Start), None])?;
+  let session_name_cut = fields.get(3)?.cut;
+  let [id, window_index, window_active, session_name, id_again]: [String; 5] = texts(fields).try_into().ok()?;
   if id != id_again {
     return None;
   }
   let session_id = id.strip_prefix('$')?.parse().ok()?;
-  (after.is_empty()).then_some(Winlink { session_id, session_name, window_index, window_active })
+  (after.is_empty()).then_some(Winlink { session_id, session_name, window_index, window_active, session_name_cut })
 }
 
+/// The roster fields that tmux bounds: the command (its start kept) and the directory (its end).
+const ROSTER_BOUNDS: [Option<Keep>; 5] = [None, None, Some(Keep::Start), Some(Keep::End), None];
+
 /// A pane from its roster fields: id, index, command, path, and the id again (the proof that the
-/// entry is whole).
-fn pane_from_fields<S: AsRef<str> + Into<String>>(fields: Vec<S>) -> Option<Pane> {
-  let [id, index, command, path, id_again]: [S; 5] = fields.try_into().ok()?;
-  (id.as_ref() == id_again.as_ref()).then(|| Pane {
-    id: id.into(),
-    index: index.into(),
-    command: command.into(),
-    path: path.into(),
-  })
+/// entry is whole), and whether tmux cut the command and the path.
+fn pane_from_fields(fields: Vec<String>, (command_cut, path_cut): (bool, bool)) -> Option<Pane> {
+  let [id, index, command, path, id_again]: [String; 5] = fields.try_into().ok()?;
+  (id == id_again).then_some(Pane { id, index, command, path, command_cut, path_cut })
 }
 
 /// The escaped roster entries at the start of `text` (from tmux 2.9 on), and the text after them.
@@ -189,21 +297,25 @@ fn pane_from_fields<S: AsRef<str> + Into<String>>(fields: Vec<S>) -> Option<Pane
 fn read_escaped_roster(mut text: &str) -> Option<(Vec<Pane>, &str)> {
   let mut panes = Vec::new();
   while let Some(entry) = text.strip_prefix(PANE_LINE_MARKER).and_then(|r| r.strip_prefix(FIELD_SEP)) {
-    let (fields, after) = match split_escaped_in(entry, 5, true)? {
+    let (fields, after) = match split_escaped_in(entry, 5, true, &ROSTER_BOUNDS)? {
       (fields, after, Ended::Line) => (fields, after),
       (_, _, Ended::Separator) => return None,
     };
-    panes.push(pane_from_fields(fields)?);
+    let cut = (fields.get(2)?.cut, fields.get(3)?.cut);
+    panes.push(pane_from_fields(texts(fields), cut)?);
     text = after;
   }
   Some((panes, text))
 }
 
 /// One plain roster line (tmux 2.6 to 2.8): the marker, then exactly the five fields split on the
-/// separator, the pane id last again.
+/// separator, the command and the directory followed by their flags ([`take_flag`]), the pane id
+/// last again.
 fn parse_plain_pane(line: &str) -> Option<Pane> {
   let rest = line.strip_prefix(PLAIN_PANE_LINE_MARKER)?.strip_prefix(FIELD_SEP)?;
-  pane_from_fields(rest.split(FIELD_SEP).collect())
+  let mut fields: Vec<String> = rest.split(FIELD_SEP).map(String::from).collect();
+  let cut = (take_flag(fields.get_mut(2)?)?, take_flag(fields.get_mut(3)?)?);
+  pane_from_fields(fields, cut)
 }
 
 /// A roster as the model may read it: one pane at least, each id `%` and digits and found once,
@@ -232,15 +344,17 @@ fn check_roster(panes: Vec<Pane>, own_pane_id: &str) -> Option<Vec<Pane>> {
 /// with `panes`) only when every one reads whole. One pass over the output: linear in its length.
 pub fn parse_output(stdout: &str) -> Option<Answer> {
   let Some(record) = stdout.strip_prefix(ESCAPED_LINE_MARKER).and_then(|r| r.strip_prefix(FIELD_SEP)) else {
-    return parse_plain(stdout);
+    return parse_plain(stdout, false);
   };
-  let (mut fields, rest, ended) = split_escaped_in(record, 9, false)?;
-  let automatic_rename = fields.pop()? == "1";
+  let start = Some(Keep::Start);
+  let (mut fields, rest, ended) = split_escaped_in(record, 9, false, &[start, None, start])?;
+  let automatic_rename = fields.pop()?.text == "1";
   if ended == Ended::Separator {
     // Before tmux 2.9: the plain fields after their marker, read as the JS package reads them.
-    return parse_plain(rest.strip_prefix(PLAIN_MARKER)?.strip_prefix(FIELD_SEP)?);
+    return parse_plain(rest.strip_prefix(PLAIN_MARKER)?.strip_prefix(FIELD_SEP)?, true);
   }
-  let location = location_from_parts(fields)?;
+  let (session_name_cut, window_name_cut) = (fields[0].cut, fields[2].cut);
+  let location = Location { session_name_cut, window_name_cut, ..location_from_parts(texts(fields))? };
   let (panes, rest) = match read_escaped_roster(rest) {
     Some((panes, rest)) if panes.is_empty() => (None, rest),
     Some((panes, rest)) => (check_roster(panes, &location.pane_id), rest),
@@ -256,10 +370,12 @@ pub fn parse_output(stdout: &str) -> Option<Answer> {
 
 /// Output in the JS package's shape: its first line split on `\t`, then plain roster lines, read
 /// only when every one reads whole (the empty lines `list-panes -a` prints for other panes before
-/// tmux 2.9 left out: a line a newline split always ends in a pane id, so none is empty).
-fn parse_plain(text: &str) -> Option<Answer> {
+/// tmux 2.9 left out: a line a newline split always ends in a pane id, so none is empty). `ours`:
+/// our command's plain record (tmux 2.6 to 2.8), its names followed by their flags.
+fn parse_plain(text: &str, ours: bool) -> Option<Answer> {
   let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
   let location = parse_plain_line(first)?;
+  let location = if ours { with_flags(location)? } else { location };
   let lines: Vec<&str> = rest.split_terminator('\n').filter(|line| !line.is_empty()).collect();
   let panes = if lines.is_empty() { None } else { lines.into_iter().map(parse_plain_pane).collect() };
   let panes = panes.and_then(|panes| check_roster(panes, &location.pane_id));
@@ -281,6 +397,7 @@ pub(crate) mod tests {
       window_active: "1".into(),
       pane_active: "1".into(),
       window_layout: "b25f,80x24,0,0,3".into(),
+      ..Location::default()
     }
   }
 
@@ -311,11 +428,21 @@ pub(crate) mod tests {
     out
   }
 
+  /// What tmux prints for a text our command asks it to bound, when it is whole: escaped.
+  pub fn tmux_text(s: &str) -> String {
+    tmux_q(s)
+  }
+
+  /// The same for a text whose end is kept (a directory): escaped, then closed.
+  pub fn tmux_end_kept(s: &str) -> String {
+    format!("{}{END_KEPT_CLOSE}", tmux_q(s))
+  }
+
   /// What our command prints for `l`, as tmux would expand it.
   fn our_output(l: &Location) -> String {
     let escaped = Location {
-      session_name: tmux_q(&l.session_name),
-      window_name: tmux_q(&l.window_name),
+      session_name: tmux_text(&l.session_name),
+      window_name: tmux_text(&l.window_name),
       pane_id: tmux_q(&l.pane_id),
       ..l.clone()
     };
@@ -328,7 +455,7 @@ pub(crate) mod tests {
   }
 
   fn winlink_line(id: u64, index: &str, active: &str, name: &str) -> String {
-    format!("{WINLINK_LINE_MARKER}\\t${id}\\t{index}\\t{active}\\t{}\\t${id}\n", tmux_q(name))
+    format!("{WINLINK_LINE_MARKER}\\t${id}\\t{index}\\t{active}\\t{}\\t${id}\n", tmux_text(name))
   }
 
   #[test]
@@ -422,7 +549,7 @@ pub(crate) mod tests {
     let split = format!("{WINLINK_LINE_MARKER}\\t$0\\t1\\t0\\ttop\\\n\\t$0\n");
     let out = format!("{}{}{split}", our_output(&l), winlink_line(3, "0", "1", "view"));
     assert_eq!(read(&out).unwrap().session_name, "view");
-    let roster = format!("{}{PANE_LINE_MARKER}\\t\\%3\\t0\\tnode\\t/a\\\nb\\t\\%3\n", our_output(&l));
+    let roster = format!("{}{PANE_LINE_MARKER}\\t\\%3\\t0\\tnode\\t/a\\\nb.\\t\\%3\n", our_output(&l));
     assert_eq!(parse_output(&roster).unwrap().panes, Some(vec![pane("%3", "0", "node", "/a\nb")]));
   }
 
@@ -467,6 +594,7 @@ pub(crate) mod tests {
         window_active: wa,
         pane_active: pa,
         window_layout: lay,
+        ..Location::default()
       })
   }
 
@@ -521,8 +649,8 @@ pub(crate) mod tests {
 
   #[test]
   fn a_trailing_backslash_is_kept_and_a_winlink_must_end_with_its_own_id() {
-    let (fields, rest) = split_escaped("a\\tb\\", 2).expect("two fields");
-    assert_eq!((fields, rest), (vec!["a".to_string(), "b\\".to_string()], ""));
+    let (fields, rest) = split_escaped("a\\tb\\", 2, &[]).expect("two fields");
+    assert_eq!((texts(fields), rest), (vec!["a".to_string(), "b\\".to_string()], ""));
     let line = |last: &str| {
       format!("{WINLINK_LINE_MARKER}{FIELD_SEP}$1{FIELD_SEP}0{FIELD_SEP}1{FIELD_SEP}main{FIELD_SEP}{last}")
     };
@@ -530,26 +658,27 @@ pub(crate) mod tests {
     assert_eq!(parse_winlink(&line("$2")), None, "a line cut and joined to another");
   }
 
-  /// What tmux 3.3a printed for the query with `panes` (its `$out`), captured from a private
+  /// What tmux 3.3a printed for the query with `panes` (its `$out`; each directory then closed by
+  /// the `.` that tmux now prints after a text whose end it keeps), captured from a private
   /// server: window 0 "editor" of session "main", the agent in pane %0 (`~/proj`), a shell in %1
   /// (`~/proj/src`), and in %4 a `sleep` in a directory named `we ird"q\t<tab>tab<newline>nl
   /// #{pane_id} $x;%`.
   pub const RAW_3_3A: &str = concat!(
     "/dev/pts/0\\tdsh-tmux-context:q2\\tmain\\t0\\teditor\\t0\\t\\%0\\t1\\t1\\tb06f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,4]}\\t0\n",
-    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj\\t\\%0\n",
-    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src\\t\\%1\n",
+    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj.\\t\\%0\n",
+    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src.\\t\\%1\n",
     "dsh-tmux-context:pq\\t\\%4\\t2\\tsleep\\t/tmp/we\\ ird\\\"q\\\\t\ttab\n",
-    "nl\\ \\#{pane_id}\\ \\$x\\;\\%\\t\\%4\n",
+    "nl\\ \\#{pane_id}\\ \\$x\\;\\%.\\t\\%4\n",
     "dsh-tmux-context:wl\\t$0\\t0\\t1\\tmain\\t$0",
   );
 
   /// What the command printed from [`RAW_3_3A`] (run against that server).
   pub const PRINTED_3_3A: &str = concat!(
     "dsh-tmux-context:q2\\tmain\\t0\\teditor\\t0\\t\\%0\\t1\\t1\\tb06f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,4]}\\t0\n",
-    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj\\t\\%0\n",
-    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src\\t\\%1\n",
+    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj.\\t\\%0\n",
+    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src.\\t\\%1\n",
     "dsh-tmux-context:pq\\t\\%4\\t2\\tsleep\\t/tmp/we\\ ird\\\"q\\\\t\ttab\n",
-    "nl\\ \\#{pane_id}\\ \\$x\\;\\%\\t\\%4\n",
+    "nl\\ \\#{pane_id}\\ \\$x\\;\\%.\\t\\%4\n",
     "dsh-tmux-context:wl\\t$0\\t0\\t1\\tmain\\t$0\n",
   );
 
@@ -560,52 +689,53 @@ pub(crate) mod tests {
   /// "view" at index 5 (the odd pane closed): the roster, then the winlinks.
   pub const PRINTED_3_3A_LINKED: &str = concat!(
     "dsh-tmux-context:q2\\tview\\t5\\teditor\\t0\\t\\%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0\n",
-    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj\\t\\%0\n",
-    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src\\t\\%1\n",
+    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj.\\t\\%0\n",
+    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src.\\t\\%1\n",
     "dsh-tmux-context:wl\\t$0\\t0\\t1\\tmain\\t$0\n",
     "\n",
     "dsh-tmux-context:wl\\t$1\\t5\\t1\\tview\\t$1\n",
   );
 
-  /// What tmux 2.6 (built from its tag) printed for the query with `panes`, the same window (no
+  /// What tmux 2.6 (built from its tag) printed for the query with `panes` (each plain text then
+  /// followed by the `.` that now says tmux printed it whole), the same window (no
   /// `q:`: the escaped fields empty, then the plain fields and the plain roster lines), as recorded
   /// before one tmux command answered everything, with the field `sh` no longer reads taken out and
   /// the empty lines that `list-panes -a` prints for the other panes added.
   pub const RAW_2_6_ODD: &str = concat!(
-    "/dev/pts/8\\tdsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\\t0\\tdsh-tmux-context:plain\\tmain\\t0\\teditor\\t0\\t%0\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\n",
-    "dsh-tmux-context:pp\\t%0\\t0\\tsleep\\t/root/proj\\t%0\n",
-    "dsh-tmux-context:pp\\t%1\\t1\\tsh\\t/root/proj/src\\t%1\n",
-    "dsh-tmux-context:pp\\t%2\\t2\\tsleep\\t/tmp/we ird\"q\\t\ttab\n",
-    "nl #{pane_id} $x;%\\t%2\n",
+    "/dev/pts/8\\tdsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\\t0\\tdsh-tmux-context:plain\\tmain.\\t0\\teditor.\\t0\\t%0\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\n",
+    "dsh-tmux-context:pp\\t%0\\t0\\tsleep.\\t/root/proj.\\t%0\n",
+    "dsh-tmux-context:pp\\t%1\\t1\\tsh.\\t/root/proj/src.\\t%1\n",
+    "dsh-tmux-context:pp\\t%2\\t2\\tsleep.\\t/tmp/we ird\"q\\t\ttab\n",
+    "nl #{pane_id} $x;%.\\t%2\n",
     "\n\n",
   );
 
   /// What the command printed from [`RAW_2_6_ODD`].
   pub const PRINTED_2_6_ODD: &str = concat!(
-    "dsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\\t0\\tdsh-tmux-context:plain\\tmain\\t0\\teditor\\t0\\t%0\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\n",
-    "dsh-tmux-context:pp\\t%0\\t0\\tsleep\\t/root/proj\\t%0\n",
-    "dsh-tmux-context:pp\\t%1\\t1\\tsh\\t/root/proj/src\\t%1\n",
-    "dsh-tmux-context:pp\\t%2\\t2\\tsleep\\t/tmp/we ird\"q\\t\ttab\n",
-    "nl #{pane_id} $x;%\\t%2\n",
+    "dsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\\t0\\tdsh-tmux-context:plain\\tmain.\\t0\\teditor.\\t0\\t%0\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\n",
+    "dsh-tmux-context:pp\\t%0\\t0\\tsleep.\\t/root/proj.\\t%0\n",
+    "dsh-tmux-context:pp\\t%1\\t1\\tsh.\\t/root/proj/src.\\t%1\n",
+    "dsh-tmux-context:pp\\t%2\\t2\\tsleep.\\t/tmp/we ird\"q\\t\ttab\n",
+    "nl #{pane_id} $x;%.\\t%2\n",
   );
 
   /// tmux 2.6 once the odd pane was closed.
   pub const RAW_2_6: &str = concat!(
-    "/dev/pts/8\\tdsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0\\tdsh-tmux-context:plain\\tmain\\t0\\teditor\\t0\\t%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\n",
-    "dsh-tmux-context:pp\\t%0\\t0\\tsleep\\t/root/proj\\t%0\n",
-    "dsh-tmux-context:pp\\t%1\\t1\\tsh\\t/root/proj/src\\t%1\n",
+    "/dev/pts/8\\tdsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0\\tdsh-tmux-context:plain\\tmain.\\t0\\teditor.\\t0\\t%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\n",
+    "dsh-tmux-context:pp\\t%0\\t0\\tsleep.\\t/root/proj.\\t%0\n",
+    "dsh-tmux-context:pp\\t%1\\t1\\tsh.\\t/root/proj/src.\\t%1\n",
     "\n",
   );
 
   /// What the command printed from [`RAW_2_6`].
   pub const PRINTED_2_6: &str = concat!(
-    "dsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0\\tdsh-tmux-context:plain\\tmain\\t0\\teditor\\t0\\t%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\n",
-    "dsh-tmux-context:pp\\t%0\\t0\\tsleep\\t/root/proj\\t%0\n",
-    "dsh-tmux-context:pp\\t%1\\t1\\tsh\\t/root/proj/src\\t%1\n",
+    "dsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0\\tdsh-tmux-context:plain\\tmain.\\t0\\teditor.\\t0\\t%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\n",
+    "dsh-tmux-context:pp\\t%0\\t0\\tsleep.\\t/root/proj.\\t%0\n",
+    "dsh-tmux-context:pp\\t%1\\t1\\tsh.\\t/root/proj/src.\\t%1\n",
   );
 
   pub fn pane(id: &str, index: &str, command: &str, path: &str) -> Pane {
-    Pane { id: id.into(), index: index.into(), command: command.into(), path: path.into() }
+    Pane { id: id.into(), index: index.into(), command: command.into(), path: path.into(), ..Pane::default() }
   }
 
   /// The two panes of the closed-odd-pane fixtures.
@@ -657,8 +787,8 @@ pub(crate) mod tests {
       out.push_str(&format!(
         "{PANE_LINE_MARKER}\\t{id}\\t{}\\t{}\\t{}\\t{id}\n",
         p.index,
-        tmux_q(&p.command),
-        tmux_q(&p.path)
+        tmux_text(&p.command),
+        tmux_end_kept(&p.path)
       ));
     }
     out
@@ -669,7 +799,7 @@ pub(crate) mod tests {
     let mut out = format!("{}\n", plain_line(l));
     for p in panes {
       out.push_str(&format!(
-        "{PLAIN_PANE_LINE_MARKER}\\t{}\\t{}\\t{}\\t{}\\t{}\n",
+        "{PLAIN_PANE_LINE_MARKER}\\t{}\\t{}\\t{}{WHOLE}\\t{}{WHOLE}\\t{}\n",
         p.id, p.index, p.command, p.path, p.id
       ));
     }
@@ -749,6 +879,46 @@ pub(crate) mod tests {
     assert_eq!(parse_output(&good).unwrap().location().session_name, "main");
   }
 
+  #[test]
+  fn a_text_tmux_cut_is_told_as_cut() {
+    let l = loc("s", "w");
+    let entry = |command: &str, path: &str| {
+      let out = format!("{}{PANE_LINE_MARKER}\\t\\%3\\t0\\t{command}\\t{path}.\\t\\%3\n", our_output(&l));
+      parse_output(&out)
+        .expect("reads")
+        .panes
+        .map(|p| (p[0].command.clone(), p[0].command_cut, p[0].path.clone(), p[0].path_cut))
+    };
+    let s = |t: &str| t.to_string();
+    assert_eq!(entry("node", "/a"), Some((s("node"), false, s("/a"), false)));
+    assert_eq!(entry("no.$", ".$/a"), Some((s("no"), true, s("/a"), true)), "tmux's markers");
+    assert_eq!(entry("n\\$\\.\\$", "\\.\\$/\\$"), Some((s("n$.$"), false, s(".$/$"), false)), "escaped, they are text");
+    assert_eq!(
+      entry("\\$\\.$", "/a"),
+      Some((s("$"), true, s("/a"), false)),
+      "an escape split: its backslash took the marker's dot"
+    );
+    assert_eq!(entry("$", "/a"), None, "a raw `$` with nothing before it is no marker of ours");
+    // The session and the window name of the record, the session name of a winlink.
+    let record = our_output(&l).replacen("\\ts\\t", "\\tma\\\\.$\\t", 1);
+    let location = parse_output(&record).expect("reads").location;
+    assert_eq!((location.session_name.as_str(), location.session_name_cut), ("ma\\", true));
+    let linked = format!("{}{WINLINK_LINE_MARKER}\\t$0\\t4\\t0\\tmain.$\\t$0\n", our_output(&l));
+    let location = parse_output(&linked).expect("reads").location();
+    assert_eq!((location.session_name.as_str(), location.session_name_cut), ("main", true));
+  }
+
+  #[test]
+  fn a_directory_cut_inside_an_escape_reads_from_the_next_character() {
+    let l = loc("s", "w");
+    // `/a\\b` escaped is `/a\\\\b`; tmux kept its end from the second backslash of the pair.
+    for (kept, read) in [("\\b", "b"), ("\\\\b", "\\b"), ("\\\\\\$b", "\\$b"), ("$b", "$b"), ("\\", "")] {
+      let entry = format!("{PANE_LINE_MARKER}\\t\\%3\\t0\\tnode\\t{CUT_MARKER}{kept}.\\t\\%3\n");
+      let panes = parse_output(&format!("{}{entry}", our_output(&l))).expect("reads").panes.expect("a roster");
+      assert_eq!((panes[0].path.as_str(), panes[0].path_cut), (read, true), "{kept:?}");
+    }
+  }
+
   pub fn text() -> impl Strategy<Value = String> {
     prop_oneof![
       field(),
@@ -800,6 +970,23 @@ pub(crate) mod tests {
       prop_assert_eq!(answer.panes, Some(panes));
       prop_assert_eq!(answer.location, l);
       prop_assert_eq!(answer.winlinks.len(), usize::from(with_winlinks));
+    }
+
+    #[test]
+    fn any_cut_of_an_escaped_text_reads_as_a_start_or_an_end_of_it(command in text(), path in text(), at in 0.0f64..1.0) {
+      let l = Location { pane_id: "%3".into(), ..loc("s", "w") };
+      let (escaped_command, escaped_path) = (tmux_q(&command), tmux_q(&path));
+      // tmux cuts the escaped text anywhere, an escape's two characters apart included.
+      let cut_at = |e: &str| e.char_indices().map(|(i, _)| i).nth((at * e.chars().count() as f64) as usize).unwrap_or(e.len());
+      let (start, end) = (&escaped_command[..cut_at(&escaped_command)], &escaped_path[cut_at(&escaped_path)..]);
+      let out = format!("{}{PANE_LINE_MARKER}\\t\\%3\\t0\\t{start}{CUT_MARKER}\\t{CUT_MARKER}{end}.\\t\\%3\n{PANE_LINE_MARKER}\\t\\%4\\t1\\tsh\\t/.\\t\\%4\n", our_output(&l));
+      let panes = parse_output(&out).expect("reads").panes.expect("a roster: the cut shifts no field");
+      prop_assert_eq!(panes.len(), 2);
+      prop_assert!(command.starts_with(&panes[0].command), "{:?} of {:?}", panes[0].command, command);
+      prop_assert!(path.ends_with(&panes[0].path), "{:?} of {:?}", panes[0].path, path);
+      prop_assert!(panes[0].command.chars().count() * 2 + 1 >= start.chars().count());
+      prop_assert!(panes[0].path.chars().count() * 2 + 1 >= end.chars().count());
+      prop_assert!(panes[0].command_cut && panes[0].path_cut && !panes[1].command_cut);
     }
 
     #[test]

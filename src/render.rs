@@ -18,14 +18,15 @@ const FIRST_LINE_ROOM: usize = 64;
 /// name quoted, the layout, and the fields tmux writes as numbers and ids (as tmux printed them).
 pub fn shown(location: &Location) -> Location {
   Location {
-    session_name: bound::plain(&location.session_name),
-    window_index: bound::plain(&location.window_index),
-    window_name: bound::quoted(&location.window_name, Keep::Start),
-    pane_index: bound::plain(&location.pane_index),
-    pane_id: bound::plain(&location.pane_id),
-    window_active: bound::plain(&location.window_active),
-    pane_active: bound::plain(&location.pane_active),
+    session_name: bound::plain(&location.session_name, location.session_name_cut),
+    window_index: bound::plain(&location.window_index, false),
+    window_name: bound::quoted(&location.window_name, Keep::Start, location.window_name_cut),
+    pane_index: bound::plain(&location.pane_index, false),
+    pane_id: bound::plain(&location.pane_id, false),
+    window_active: bound::plain(&location.window_active, false),
+    pane_active: bound::plain(&location.pane_active, false),
     window_layout: bound::layout(&location.window_layout),
+    ..Location::default()
   }
 }
 
@@ -125,6 +126,7 @@ pub(crate) fn parse_location(first: &str, second: &str) -> Option<Location> {
       window_active: window_active.to_string(),
       pane_active: pane_active.to_string(),
       window_layout: window_layout.to_string(),
+      ..Location::default()
     })
   })
 }
@@ -167,8 +169,14 @@ mod tests {
   fn a_state_with_panes_reads_back_with_them() {
     let l = loc("main", "editor");
     let panes = [
-      Pane { id: "%3".into(), index: "0".into(), command: "node".into(), path: "/home/u/proj".into() },
-      Pane { id: "%4".into(), index: "1".into(), command: "vim".into(), path: ODD_DIR.into() },
+      Pane {
+        id: "%3".into(),
+        index: "0".into(),
+        command: "node".into(),
+        path: "/home/u/proj".into(),
+        ..Pane::default()
+      },
+      Pane { id: "%4".into(), index: "1".into(), command: "vim".into(), path: ODD_DIR.into(), ..Pane::default() },
     ];
     let rows = rows(&panes, "%3", Some("/home/u"));
     let state = render_state_with_panes(&l, Some(&rows));
