@@ -1,9 +1,9 @@
 // Private tmux servers for tests and benchmarks (`tmux -L <name> -f /dev/null`), and the pane probe
 // launcher: the probe runs as a pane's own process, so it owns the pane's tty like a real agent.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { shQuote as shellQuote } from '../e2e/lib/env.mjs'
@@ -20,6 +20,57 @@ export const hasTmux = (() => {
   }
 })()
 
+/**
+ * Where the real tmux builds of the matrix are: `$TMUX_BUILDS` when set, else `../shared/tmux`
+ * beside the repository (from this file's place, so a clone or a worktree finds its own).
+ */
+export const tmuxBuildsFolder = process.env.TMUX_BUILDS || resolve(fileURLToPath(new URL('../..', import.meta.url)), 'shared', 'tmux')
+
+/** `-1`, `0` or `1` as release `a` is older than, the same as, or newer than `b` ('2.6' < '2.9' < '3.0a' < '3.1c' < '3.10'). */
+export function compareTmuxVersions(a, b) {
+  const parts = (v) => v.match(/\d+|[a-z]+/gi) ?? []
+  const [pa, pb] = [parts(a), parts(b)]
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const [x, y] = [pa[i], pb[i]]
+    if (x === y) continue
+    if (x === undefined) return -1
+    if (y === undefined) return 1
+    const [nx, ny] = [/^\d/.test(x), /^\d/.test(y)]
+    if (nx && ny) return Math.sign(Number(x) - Number(y))
+    if (nx !== ny) return nx ? 1 : -1 // a letter suffix ('3.1c') before a further number ('3.1.2')
+    return x < y ? -1 : 1
+  }
+  return 0
+}
+
+/** Whether tmux release `version` is `min` or later. */
+export const tmuxAtLeast = (version, min) => compareTmuxVersions(version, min) >= 0
+
+/**
+ * The real tmux builds in `folder` (default `tmuxBuildsFolder`): each `tmux-<version>/bin/tmux` that
+ * exists and runs here (`-V`; an x86_64 build does not on arm64), as `{ version, bin, said }` sorted
+ * by release (`said`: what its `-V` printed). The versions are the folders', never a fixed list; none
+ * when the folder is missing.
+ */
+export function tmuxBuilds(folder = tmuxBuildsFolder) {
+  let names
+  try {
+    names = readdirSync(folder)
+  } catch {
+    return []
+  }
+  const builds = []
+  for (const name of names) {
+    const version = /^tmux-(.+)$/.exec(name)?.[1]
+    const bin = join(folder, name, 'bin', 'tmux')
+    if (!version || !existsSync(bin)) continue
+    try {
+      const said = execFileSync(bin, ['-V'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }).trim()
+      builds.push({ version, bin, said })
+    } catch {}
+  }
+  return builds.sort((a, b) => compareTmuxVersions(a.version, b.version))
+}
 
 export class TmuxServer {
   /**
@@ -54,6 +105,8 @@ export class TmuxServer {
   newSessionRunning(name, command, { x = 160, y = 50 } = {}) {
     const [sessionId, paneId] = this.tmux('new-session', '-d', '-P', '-F', '#{session_id} #{pane_id}', '-s', name, '-x', String(x), '-y', String(y), command).split(' ')
     this.started = true
+    // tmux 3.2a makes a detached session 80x23 whatever -x and -y say: sized again (resize-window, 2.9 and later).
+    if (this.show(paneId, '#{window_width}x#{window_height}') !== `${x}x${y}`) this.tmux('resize-window', '-t', paneId, '-x', String(x), '-y', String(y))
     return { sessionId, paneId }
   }
 
