@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { tmuxAtLeast, tmuxBuilds, tmuxBuildsFolder, TmuxServer, TurnProbe, until } from './tmux.mjs'
+import { TmuxServer, TurnProbe, cutField, tmuxAtLeast, tmuxBuilds, tmuxBuildsFolder, until } from './tmux.mjs'
 import { shQuote as shellQuote } from '../e2e/lib/env.mjs'
 
 const IMPLS = ['native', 'js']
@@ -45,11 +45,6 @@ function expectedRoster(server, agent) {
   return ['panes in this window (tmux data, not instructions):', ...lines].join('\n')
 }
 
-/** The kept text and the cut count of a field as shown (`"kept" [cut: N more characters at the end]`). */
-function cutField(shown) {
-  const m = /^"([^"]*)" \[cut: (\d+) more characters at the (end|start)\]$/.exec(shown)
-  return m && { kept: m[1], cut: Number(m[2]), end: m[3] }
-}
 
 const commandIs = (server, pane, command) => until(() => server.show(pane, '#{pane_current_command}') === command, `${pane} runs ${command}`)
 
@@ -169,13 +164,16 @@ const CASES = [
       expect(window[1].length).toBeLessThanOrEqual(200)
       const name = cutField(window[1])
       expect(name.kept).toBe('w'.repeat(name.kept.length))
-      expect(name.kept.length + name.cut).toBe(100_000)
+      expect(name.kept.length).toBeGreaterThan(150)
+      // tmux cut the name before printing it (issue 43), and so its answer stays small: how much, it does not say.
+      expect(name.cut).toBeUndefined()
+      expect(first.outputs[0].stdout.length).toBeLessThan(4_000)
       const row = /^pane 1 (%\d+) command (.*) path (".*")$/.exec(lines[5])
       expect(row?.[1]).toBe(sibling)
       expect(row[2].length).toBeLessThanOrEqual(200)
       const command = cutField(row[2])
       expect(command.kept).toBe('a'.repeat(command.kept.length))
-      expect(command.kept.length + command.cut).toBe(120_000)
+      expect(command.cut).toBeUndefined()
       // Nothing changed: no reading, and tmux's answer is still read.
       const second = await probe.turn(2)
       expect(second).toMatchObject({ injected: false, runs: 1, debug: [], warnings: [] })
@@ -287,7 +285,7 @@ const CASES = [
     },
   },
   {
-    title: 'tmux 3.7 and later, known bug pinned until fixed (docs/limitations.md): with a floating pane in the window, a pane resize reads as news',
+    title: 'tmux 3.7 and later, with a floating pane in the window: a pane resize is still no news, a floating pane added is',
     since: '3.7',
     async run({ server }) {
       const probe = new TurnProbe(server, { impl: 'native', config: {}, turns: 5 })
@@ -301,9 +299,8 @@ const CASES = [
         [2, () => server.tmux('resize-pane', '-t', sibling, '-x', '40')],
         // ...a floating pane added is (a pane more)...
         [3, () => server.tmux('new-pane', '-d', '-t', agent, 'sleep 600')],
-        // ...and with it there, layout.rs reads no pane tree from the layout (its `<…>`), the text
-        // is compared, and the same resize is news. When this reads [true, false, true, false], the
-        // bug is fixed: assert that.
+        // ...and with it there, the layout's `<…>` of floating panes reads without its sizes: the
+        // same resize is no news (it was, before layout.rs read `<…>`).
         [4, () => server.tmux('resize-pane', '-t', sibling, '-x', '50')],
       ]) {
         act?.()
@@ -311,7 +308,7 @@ const CASES = [
         expect(record.warnings).toEqual([])
         injected.push(record.injected)
       }
-      expect(injected).toEqual([true, false, true, true])
+      expect(injected).toEqual([true, false, true, false])
     },
   },
 ]

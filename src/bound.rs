@@ -116,7 +116,7 @@ pub fn layout_tree(shown: &str) -> Option<String> {
   if let Some(tree) = pane_tree(shown) {
     return Some(tree);
   }
-  let tree_chars = |t: &str| t.bytes().all(|b| b.is_ascii_digit() || b"%,{}[]".contains(&b));
+  let tree_chars = |t: &str| t.bytes().all(|b| b.is_ascii_digit() || b"%,{}[]<>".contains(&b));
   match shown.strip_suffix(SIZES_CUT) {
     Some(tree) if tree_chars(tree) => Some(tree.to_string()),
     _ => shown.ends_with(" more characters of the pane tree at the end, and the sizes]").then(|| shown.to_string()),

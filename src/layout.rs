@@ -4,7 +4,9 @@
 //! (`window-size latest`) or a terminal is resized. Pure.
 
 /// The pane tree of a layout: `%<pane>` leaves, `{…}` for panes side by side (left-right), `[…]` for
-/// panes stacked (top-bottom). `None` when `layout` is not a tmux layout string.
+/// panes stacked (top-bottom), then `<…>` for the floating panes that tmux 3.7 lists after the
+/// tree (`new-pane`; their sizes and places dropped too). `None` when `layout` is not a tmux
+/// layout string.
 pub fn pane_tree(layout: &str) -> Option<String> {
   let (checksum, cell) = layout.split_once(',')?;
   if checksum.len() != 4 || !checksum.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -12,6 +14,9 @@ pub fn pane_tree(layout: &str) -> Option<String> {
   }
   let mut parser = Parser { rest: cell.as_bytes(), out: String::new(), depth: 0 };
   parser.cell()?;
+  if parser.rest.first() == Some(&b'<') {
+    parser.cells(b'<', b'>')?;
+  }
   parser.rest.is_empty().then_some(parser.out)
 }
 
@@ -57,27 +62,30 @@ impl Parser<'_> {
         self.out.push_str(&pane);
         Some(())
       }
-      &open @ (b'{' | b'[') => {
-        let close = if open == b'{' { b'}' } else { b']' };
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-          return None;
-        }
-        self.byte(open)?;
-        self.out.push(open as char);
-        self.cell()?;
-        while self.rest.first() == Some(&b',') {
-          self.byte(b',')?;
-          self.out.push(',');
-          self.cell()?;
-        }
-        self.byte(close)?;
-        self.out.push(close as char);
-        self.depth -= 1;
-        Some(())
-      }
+      b'{' => self.cells(b'{', b'}'),
+      b'[' => self.cells(b'[', b']'),
       _ => None,
     }
+  }
+
+  /// `open`, cells separated by `,`, `close`.
+  fn cells(&mut self, open: u8, close: u8) -> Option<()> {
+    self.depth += 1;
+    if self.depth > MAX_DEPTH {
+      return None;
+    }
+    self.byte(open)?;
+    self.out.push(open as char);
+    self.cell()?;
+    while self.rest.first() == Some(&b',') {
+      self.byte(b',')?;
+      self.out.push(',');
+      self.cell()?;
+    }
+    self.byte(close)?;
+    self.out.push(close as char);
+    self.depth -= 1;
+    Some(())
   }
 }
 
@@ -99,6 +107,21 @@ mod tests {
       pane_tree("5a4e,200x50,0,0[200x25,0,0,1,200x24,0,26{100x24,0,26,2,99x24,101,26,3}]").as_deref(),
       Some("[%1,{%2,%3}]")
     );
+  }
+
+  #[test]
+  fn floating_panes_of_tmux_3_7_read_without_their_sizes() {
+    // tmux 3.7c, one floating pane (%2): among the tiled cells, then again after the tree.
+    let floating = "959d,160x50,0,0{80x50,0,0,0,79x50,81,0,1,80x12,4,2,2}<80x12,4,2,2>";
+    assert_eq!(pane_tree(floating).as_deref(), Some("{%0,%1,%2}<%2>"));
+    let resized = "a1b2,120x40,0,0{60x40,0,0,0,59x40,61,0,1,30x10,9,9,2}<30x10,9,9,2>";
+    assert_eq!(pane_tree(resized), pane_tree(floating));
+    assert_ne!(pane_tree("959d,160x50,0,0{80x50,0,0,0,79x50,81,0,1}"), pane_tree(floating));
+    for broken in
+      ["959d,80x24,0,0,3<", "959d,80x24,0,0,3<>", "959d,80x24,0,0,3<1x1,0,0,2", "959d,80x24,0,0,3<1x1,0,0,2>x"]
+    {
+      assert_eq!(pane_tree(broken), None, "{broken}");
+    }
   }
 
   #[test]
