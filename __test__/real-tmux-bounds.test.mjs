@@ -8,18 +8,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { hasTmux, TmuxServer, TurnProbe, until, waitForJson } from './tmux.mjs'
+import { TmuxServer, TurnProbe, cutField, hasTmux, until, waitForJson } from './tmux.mjs'
 
 const shellQuote = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`
 
-/**
- * The kept text and the cut count of a field as shown (`"kept" [cut: N more characters at the end]`),
- * the count `undefined` where tmux cut the text before printing it and did not say how much (issue 43).
- */
-function cutField(shown) {
-  const m = /^"([^"]*)" \[cut: (?:(\d+) )?more characters at the (end|start)\]$/.exec(shown)
-  return m && { kept: m[1], cut: m[2] === undefined ? undefined : Number(m[2]), end: m[3] }
-}
 
 describe.skipIf(!hasTmux)('in real tmux, bounded readings (issue 38)', () => {
   for (const panes of [false, true]) {

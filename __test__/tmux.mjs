@@ -294,3 +294,12 @@ export async function waitForJson(file, timeoutMs = 30_000) {
   }
   throw new Error(`no probe result at ${file} within ${timeoutMs} ms`)
 }
+
+/**
+ * The kept text and the cut count of a field as shown (`"kept" [cut: N more characters at the end]`),
+ * the count `undefined` where tmux cut the text before printing it and did not say how much (issue 43).
+ */
+export function cutField(shown) {
+  const m = /^"([^"]*)" \[cut: (?:(\d+) )?more characters at the (end|start)\]$/.exec(shown)
+  return m && { kept: m[1], cut: m[2] === undefined ? undefined : Number(m[2]), end: m[3] }
+}
