@@ -43,13 +43,18 @@ fn marker(cut: Option<usize>, keep: Keep) -> String {
 /// not cut it (`tmux_cut`: tmux printed only its start, or its end, within its own bound); otherwise
 /// the longest start (or end) whose quoted form and [`marker`] fit, then the marker.
 pub fn quoted(text: &str, keep: Keep, tmux_cut: bool) -> String {
+  quoted_within(text, keep, tmux_cut, FIELD_MAX)
+}
+
+/// [`quoted`] within `max` characters (a short field: an option's value, a title).
+pub fn quoted_within(text: &str, keep: Keep, tmux_cut: bool, max: usize) -> String {
   let whole = json_quote(text);
-  if whole.chars().count() <= FIELD_MAX && !tmux_cut {
+  if whole.chars().count() <= max && !tmux_cut {
     return whole;
   }
   let total = text.chars().count();
   // The marker's length for the largest count it can show; the real one is no longer.
-  let room = FIELD_MAX - 2 - marker(Some(total), keep).chars().count();
+  let room = max.saturating_sub(2 + marker(Some(total), keep).chars().count());
   let width = |c: char| json_quote(c.encode_utf8(&mut [0; 4])).chars().count() - 2;
   let chars: Box<dyn Iterator<Item = char>> =
     if keep == Keep::Start { Box::new(text.chars()) } else { Box::new(text.chars().rev()) };

@@ -2,8 +2,8 @@
 //! place (sizes and automatic names aside) with the same panes, is not. Pure.
 
 use crate::bound::layout_tree;
-use crate::panes::rows;
-use crate::parse::{Answer, Location};
+use crate::panes::listing;
+use crate::parse::{Answer, Clients, Location};
 use crate::refresh::Previous;
 use crate::render::{parse_state, render_reading, render_state_with_panes};
 
@@ -27,20 +27,35 @@ pub enum Injection {
 /// listed, is. An answer without panes reads and compares exactly as before panes existed.
 pub fn decide_injection(answer: &Answer, previous: Option<&Previous>, turn: &str, home: Option<&str>) -> Injection {
   let location = answer.location();
-  let panes = answer.panes.as_deref().map(|panes| rows(panes, &location.pane_id, home));
-  let state = render_state_with_panes(&location, panes.as_deref());
+  let panes = answer.panes.as_deref().map(|panes| listing(panes, &location.pane_id, home));
+  let panes = panes.as_ref().map(|(heads, rows)| (heads.as_slice(), rows.as_slice()));
+  let state = render_state_with_panes(&location, answer.clients.as_ref(), panes);
   match previous {
-    Some(previous) if previous.state == state || same_state(&previous.state, &state, answer.automatic_rename) => {
-      Injection::Unchanged
-    }
+    Some(previous) if previous.state == state || same_state(&previous.state, &state, answer) => Injection::Unchanged,
     _ => Injection::Inject(render_reading(turn, &state)),
   }
 }
 
-/// Whether two states read back to the same place with the same panes; with panes, focus (which
-/// window or pane is active) is not news either: it is the user's doing.
-fn same_state(before: &str, now: &str, automatic_rename: bool) -> bool {
+/// The windows of a roster of the session's panes that tmux names after their command.
+fn automatic_windows(answer: &Answer) -> Vec<String> {
+  let windows = answer.panes.iter().flatten().filter_map(|p| p.window.as_ref());
+  windows.filter(|w| w.automatic_rename).map(|w| w.index.clone()).collect()
+}
+
+/// Whether two client counts tell the same: each count as none or some (a person watching or not).
+fn same_clients(before: Option<&Clients>, now: Option<&Clients>) -> bool {
+  let watching = |c: Option<&Clients>| c.map(|c| (c.attached > 0, c.showing.map(|n| n > 0)));
+  watching(before) == watching(now)
+}
+
+/// Whether two states read back to the same place with the same panes (titles, and the names tmux
+/// gives windows after their command, aside) and the same clients watching or not; with panes,
+/// focus (which window or pane is active) is not news either: it is the user's doing.
+fn same_state(before: &str, now: &str, answer: &Answer) -> bool {
   let (Some(before), Some(now)) = (parse_state(before), parse_state(now)) else { return false };
+  let automatic_rename = answer.automatic_rename;
+  let automatic = automatic_windows(answer);
+  let news = |roster: &Option<crate::panes::Roster>| roster.as_ref().map(|r| r.news(&automatic));
   let location = match now.panes {
     Some(_) => Location {
       window_active: now.location.window_active.clone(),
@@ -49,7 +64,9 @@ fn same_state(before: &str, now: &str, automatic_rename: bool) -> bool {
     },
     None => before.location,
   };
-  before.panes == now.panes && same_place(&location, &now.location, automatic_rename)
+  news(&before.panes) == news(&now.panes)
+    && same_clients(before.clients.as_ref(), now.clients.as_ref())
+    && same_place(&location, &now.location, automatic_rename)
 }
 
 /// Whether two locations are the same place of the agent, ignoring what the agent did not cause:
@@ -77,12 +94,12 @@ pub fn same_place(before: &Location, now: &Location, automatic_rename: bool) -> 
 mod tests {
   use super::*;
   use crate::parse::tests::{loc, location, pane, panes, text};
-  use crate::parse::{Pane, Winlink};
+  use crate::parse::{Ending, Pane, PaneWindow, Text, Winlink};
   use crate::render::{parse_location, render_state, state_of_text};
   use proptest::prelude::*;
 
   fn answer(location: Location, automatic_rename: bool) -> Answer {
-    Answer { location, automatic_rename, winlinks: Vec::new(), panes: None }
+    Answer { location, automatic_rename, winlinks: Vec::new(), panes: None, clients: None }
   }
 
   fn injects(l: &Location, before: &Location, automatic_rename: bool) -> bool {
@@ -341,7 +358,11 @@ mod tests {
     prop_oneof![
       Just(None),
       text().prop_map(Some),
-      panes().prop_map(|panes| Some(crate::panes::render_roster(&rows(&panes, "%3", None), crate::bound::READING_MAX))),
+      panes().prop_map(|panes| Some(crate::panes::render_roster(
+        &[],
+        &crate::panes::rows(&panes, "%3", None),
+        crate::bound::READING_MAX
+      ))),
     ]
   }
 
@@ -361,6 +382,171 @@ mod tests {
       let answer = answer(now, automatic_rename);
       prop_assert_eq!(decide_injection(&answer, Some(&prev), "7", home.as_deref()), before_panes(&answer, Some(&prev), "7"));
       prop_assert_eq!(decide_injection(&answer, None, "7", home.as_deref()), before_panes(&answer, None, "7"));
+    }
+  }
+
+  fn shown(s: &str) -> Text {
+    Text { text: s.into(), cut: false }
+  }
+
+  /// Two panes, the sibling with `@agent-name` and a title, ended as `ending`.
+  fn around(ending: Ending, agent_name: &str, title: &str) -> Answer {
+    let (l, mut panes) = two_panes();
+    for p in &mut panes {
+      p.options = vec![("@agent-name".into(), shown(""))];
+    }
+    panes[1].ending = ending;
+    panes[1].options = vec![("@agent-name".into(), shown(agent_name))];
+    panes[1].title = shown(title);
+    with_panes(l, true, &panes)
+  }
+
+  #[test]
+  fn an_ending_an_option_and_a_title_read_on_the_row_in_that_order() {
+    let Injection::Inject(reading) =
+      decide_injection(&around(Ending::Exited("3".into()), "scout", "build: 3/9"), None, "2", HOME)
+    else {
+      panic!()
+    };
+    assert!(
+      reading
+        .ends_with("\npane 1 %4 command \"bash\" path \"~/proj\" @agent-name \"scout\" title \"build: 3/9\" exited 3"),
+      "{reading}"
+    );
+    assert!(
+      reading.contains("\npane 0 %3 (this agent) command \"node\" path \"~/proj\"\n"),
+      "an unset option is left out"
+    );
+    for (ending, words) in [
+      (Ending::Killed("15".into()), " killed by signal 15"),
+      (Ending::Killed("TERM".into()), " killed by signal TERM"),
+      (Ending::Unknown, " exited (status unknown)"),
+    ] {
+      let Injection::Inject(reading) = decide_injection(&around(ending, "", ""), None, "2", HOME) else { panic!() };
+      assert!(reading.ends_with(&format!("path \"~/proj\"{words}")), "{reading}");
+    }
+  }
+
+  #[test]
+  fn an_ending_a_respawn_and_an_option_are_news_a_title_alone_is_not() {
+    let running = around(Ending::Running, "scout", "a");
+    assert!(news(&around(Ending::Exited("3".into()), "scout", "a"), &running), "the program ended");
+    assert!(news(&around(Ending::Exited("4".into()), "scout", "a"), &around(Ending::Exited("3".into()), "scout", "a")));
+    assert!(news(
+      &around(Ending::Killed("15".into()), "scout", "a"),
+      &around(Ending::Exited("3".into()), "scout", "a")
+    ));
+    assert!(news(&running, &around(Ending::Unknown, "scout", "a")), "a respawn");
+    assert!(news(&around(Ending::Running, "pilot", "a"), &running), "an option changed");
+    assert!(news(&around(Ending::Running, "", "a"), &running), "an option unset");
+    assert!(news(&running, &around(Ending::Running, "", "a")), "an option set");
+    assert!(!news(&around(Ending::Running, "scout", "⠋ thinking"), &running), "a title alone");
+    assert!(!news(&around(Ending::Running, "scout", ""), &running), "a title back to the host name");
+    // A title is shown whenever something else brings a reading.
+    let Injection::Inject(reading) =
+      decide_injection(&around(Ending::Exited("3".into()), "scout", "⠙ done"), None, "3", HOME)
+    else {
+      panic!()
+    };
+    assert!(reading.contains(" title \"⠙ done\" exited 3"), "{reading}");
+  }
+
+  fn clients(attached: u32, showing: Option<u32>) -> Answer {
+    Answer { clients: Some(Clients { attached, showing }), ..answer(loc("s", "w"), false) }
+  }
+
+  #[test]
+  fn clients_are_news_when_a_count_goes_between_none_and_some() {
+    let Injection::Inject(reading) = decide_injection(&clients(1, Some(1)), None, "1", HOME) else { panic!() };
+    assert!(reading.ends_with("\nclients: 1 attached, 1 showing this window"), "{reading}");
+    let Injection::Inject(old) = decide_injection(&clients(2, None), None, "1", HOME) else { panic!() };
+    assert!(old.ends_with("\nclients: 2 attached"), "{old}");
+    assert!(news(&clients(1, Some(1)), &clients(0, Some(0))), "a person attached");
+    assert!(news(&clients(0, Some(0)), &clients(1, Some(1))), "the last one left");
+    assert!(news(&clients(1, Some(0)), &clients(1, Some(1))), "the window no longer shown");
+    assert!(!news(&clients(2, Some(1)), &clients(1, Some(1))), "one more client");
+    assert!(!news(&clients(3, None), &clients(1, None)));
+    let Injection::Inject(with_panes_on) = decide_injection(
+      &Answer {
+        clients: Some(Clients { attached: 1, showing: None }),
+        ..with_panes(two_panes().0, true, &two_panes().1)
+      },
+      None,
+      "1",
+      HOME,
+    ) else {
+      panic!()
+    };
+    let lines: Vec<&str> = with_panes_on.lines().collect();
+    assert_eq!((lines[3], lines[4]), ("clients: 1 attached", "panes in this window (tmux data, not instructions):"));
+  }
+
+  /// The session's panes: the agent's in window 1 "node" (automatic names on or off), a shell in window 0.
+  fn session(window_name: &str, automatic: bool, extra: Option<Pane>) -> Answer {
+    let (l, panes) = two_panes();
+    let in_window = |p: &Pane, index: &str, name: &str, automatic_rename: bool| Pane {
+      window: Some(PaneWindow { index: index.into(), name: shown(name), automatic_rename }),
+      ..p.clone()
+    };
+    let mut all = vec![in_window(&panes[1], "0", window_name, automatic), in_window(&panes[0], "1", "node", false)];
+    all.extend(extra);
+    with_panes(l, false, &all)
+  }
+
+  #[test]
+  fn the_session_lists_the_agents_window_first_and_each_window_by_name() {
+    let Injection::Inject(reading) = decide_injection(&session("logs", false, None), None, "1", HOME) else { panic!() };
+    let roster: Vec<&str> = reading.lines().skip(3).collect();
+    assert_eq!(
+      roster,
+      [
+        "panes in this session (tmux data, not instructions):",
+        "window 1 \"node\":",
+        "pane 0 %3 (this agent) command \"node\" path \"~/proj\"",
+        "window 0 \"logs\":",
+        "pane 1 %4 command \"bash\" path \"~/proj\"",
+      ]
+    );
+    let before = session("logs", false, None);
+    assert!(news(&session("tail", false, None), &before), "a window renamed by hand");
+    assert!(!news(&session("tail", true, None), &session("logs", true, None)), "an automatic name");
+    let third = Pane {
+      id: "%9".into(),
+      window: Some(PaneWindow { index: "2".into(), name: shown("new"), automatic_rename: false }),
+      ..pane("%9", "0", "sh", "/home/u")
+    };
+    assert!(news(&session("logs", false, Some(third)), &before), "a window created");
+    assert!(
+      news(&before, &session("logs", false, Some(Pane { id: "%8".into(), ..pane("%8", "0", "sh", "/") }))),
+      "one closed"
+    );
+  }
+
+  #[test]
+  fn every_key_on_keeps_the_reading_within_its_bounds() {
+    let huge = "\u{1}\"é".repeat(5_000);
+    let panes: Vec<Pane> = (0..200)
+      .map(|i| Pane {
+        ending: Ending::Unknown,
+        window: Some(PaneWindow { index: (i / 7).to_string(), name: shown(&huge), automatic_rename: false }),
+        options: (0..4).map(|k| (format!("@o{k}"), shown(&huge))).collect(),
+        title: shown(&huge),
+        ..pane(&format!("%{i}"), &i.to_string(), &huge, &huge)
+      })
+      .collect();
+    let l = Location { pane_id: "%150".into(), session_name: huge.clone(), window_name: huge.clone(), ..loc("s", "w") };
+    let answer = Answer {
+      clients: Some(Clients { attached: 4_000_000_000, showing: Some(4_000_000_000) }),
+      ..with_panes(l, false, &panes)
+    };
+    let Injection::Inject(reading) = decide_injection(&answer, None, "123456", HOME) else { panic!() };
+    assert!(reading.len() <= crate::bound::READING_MAX, "{}", reading.len());
+    assert!(reading.contains("pane 150 %150 (this agent)"), "{reading}");
+    assert!(reading.lines().nth(5).unwrap().starts_with("window 21 \""), "the agent's window first: {reading}");
+    assert!(reading.ends_with(" windows not listed]"), "{reading}");
+    assert!(reading.lines().filter(|l| l.starts_with("pane ")).count() <= crate::bound::PANES_MAX);
+    for line in reading.lines().filter(|l| l.starts_with("pane ")) {
+      assert!(line.chars().count() <= 2 * crate::bound::FIELD_MAX + 5 * 64 + 100, "{line}");
     }
   }
 }

@@ -31,15 +31,16 @@ pub const WINLINK_LINE_MARKER: &str = "dsh-tmux-context:wl";
 /// part of it.
 pub const PANE_LINE_MARKER: &str = "dsh-tmux-context:pq";
 
+/// Starts the line of the session's clients (with `clients`): how many are attached, and how many
+/// show the agent's window (from tmux 3.1; empty before).
+pub const CLIENTS_LINE_MARKER: &str = "dsh-tmux-context:cl";
+
 /// Starts each roster line from tmux 2.6 to 2.8 (no `q:`): the same fields, plain. Such a line is
 /// read only when it reads whole; see `parse.rs`.
 pub const PLAIN_PANE_LINE_MARKER: &str = "dsh-tmux-context:pp";
 
 /// Separates the escaped fields from the plain ones that a tmux before 2.9 adds to the record.
 pub const PLAIN_MARKER: &str = "dsh-tmux-context:plain";
-
-/// The roster fields after the marker, in query (and parse) order; the pane id comes again last.
-pub const PANE_FIELDS: [&str; 4] = ["pane_id", "pane_index", "pane_current_command", "pane_current_path"];
 
 /// The eight fields, in query (and parse) order: the JS package's `session_name`, `window_index`,
 /// `window_name`, `pane_index`, `pane_id`, `window_active`, `pane_active`, `window_layout`.
@@ -57,18 +58,21 @@ pub const TMUX_FIELDS: [&str; 8] = [
 /// How a field of the query is asked for: as tmux prints it, escaped by `q:` from tmux 2.9 on, or
 /// a free text escaped and cut by tmux itself ([`bounded`]), its start or its end kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ask {
+pub enum Ask {
   Plain,
   Quoted,
-  Cut(Keep),
+  /// Cut to this many display cells, this end kept.
+  Cut(Keep, usize),
+  /// A pane's title: cut as [`Ask::Cut`], and empty where it is tmux's default, the host name.
+  Title,
 }
 
 /// The record's fields: the free texts cut by tmux, the pane id escaped (so that a tmux without
 /// `q:` prints it empty).
 const RECORD_ASKS: [Ask; 8] = [
-  Ask::Cut(Keep::Start),
+  Ask::Cut(Keep::Start, CUT_WIDTH),
   Ask::Plain,
-  Ask::Cut(Keep::Start),
+  Ask::Cut(Keep::Start, CUT_WIDTH),
   Ask::Plain,
   Ask::Quoted,
   Ask::Plain,
@@ -76,10 +80,74 @@ const RECORD_ASKS: [Ask; 8] = [
   Ask::Plain,
 ];
 
-/// The roster fields, as [`PANE_FIELDS`] names them, then the pane id again.
-const PANE_ASKS: [Ask; 5] = [Ask::Quoted, Ask::Plain, Ask::Cut(Keep::Start), Ask::Cut(Keep::End), Ask::Quoted];
+/// Which panes a reading lists (config `panes`): none, the agent's window's, or its session's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Scope {
+  #[default]
+  Off,
+  Window,
+  Session,
+}
 
-/// Display cells tmux keeps of a free text ([`bounded`]): twice the characters a field may show,
+/// What a query asks tmux for beyond the location: the config's opt-in keys.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Query {
+  pub panes: Scope,
+  /// Pane user options shown for each pane (`paneOptions`); only names that [`option_name_ok`].
+  pub pane_options: Vec<String>,
+  pub pane_titles: bool,
+  pub clients: bool,
+}
+
+impl Query {
+  /// The option names the query asks for: those of `pane_options` that [`option_name_ok`].
+  pub fn option_names(&self) -> impl Iterator<Item = &String> {
+    self.pane_options.iter().filter(|name| option_name_ok(name))
+  }
+}
+
+/// Whether `name` is a tmux user option name a query may hold: `@` and 1 to 32 of `A-Za-z0-9_-`.
+/// index.js refuses any other at load, naming it; this check stands again where the name enters
+/// a shell command.
+pub fn option_name_ok(name: &str) -> bool {
+  let rest = name.strip_prefix('@').unwrap_or_default();
+  (1..=32).contains(&rest.len()) && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Characters an option's value or a title shows at most; tmux keeps twice as many cells.
+pub const SHORT_FIELD_MAX: usize = 64;
+
+/// One roster entry's fields, in query (and parse) order, each with how it is asked for: the pane
+/// id, its index, command and directory, whether it is dead and how its program ended; with the
+/// session's panes, its window's index, name and `automatic-rename`; the options asked for; the
+/// title when asked for; then the pane id again, which proves the entry whole.
+pub fn roster_fields(query: &Query) -> Vec<(String, Ask)> {
+  let mut fields: Vec<(String, Ask)> = [
+    ("pane_id", Ask::Quoted),
+    ("pane_index", Ask::Plain),
+    ("pane_current_command", Ask::Cut(Keep::Start, CUT_WIDTH)),
+    ("pane_current_path", Ask::Cut(Keep::End, CUT_WIDTH)),
+    ("pane_dead", Ask::Plain),
+    ("pane_dead_status", Ask::Plain),
+    ("pane_dead_signal", Ask::Plain),
+  ]
+  .map(|(name, ask)| (name.to_string(), ask))
+  .into();
+  if query.panes == Scope::Session {
+    fields.push(("window_index".into(), Ask::Plain));
+    fields.push(("window_name".into(), Ask::Cut(Keep::Start, CUT_WIDTH)));
+    fields.push(("automatic-rename".into(), Ask::Plain));
+  }
+  let short = Ask::Cut(Keep::Start, 2 * SHORT_FIELD_MAX);
+  fields.extend(query.option_names().map(|name| (name.clone(), short)));
+  if query.pane_titles {
+    fields.push(("pane_title".into(), Ask::Title));
+  }
+  fields.push(("pane_id".into(), Ask::Quoted));
+  fields
+}
+
+/// Display cells tmux keeps of a name, a command or a directory ([`bounded`]): twice the characters a field may show,
 /// since a character takes at most two cells (a wide one, or one that `q:` escapes), so that tmux
 /// never cuts what a reading would show, and its answer grows with the panes, not with their texts.
 pub const CUT_WIDTH: usize = 2 * bound::FIELD_MAX;
@@ -103,14 +171,14 @@ pub const CUT: char = '+';
 /// Whether tmux cuts with a marker (`=/N/marker:`, from 3.0), as seen in the session id it cuts.
 const CUTS_WITH_A_MARKER: &str = "#{==:#{=/1/x:session_id},$x}";
 
-/// Free text `name` cut by tmux to [`CUT_WIDTH`] display cells, its start (or its end) kept. From
+/// Free text `name` cut by tmux to `cells` display cells, its start (or its end) kept. From
 /// tmux 2.9 on, `q:` escapes it first, so that `=N:` counts every character, a style run `#[…]`
 /// included, and [`CUT_MARKER`] follows (or precedes) it where tmux cut it: tmux writes the marker
 /// itself from 3.0; 2.9 compares the cut text with the whole one (tmux expands the name twice).
 /// Before 2.9, plain, then [`WHOLE`] or [`CUT`], from the same comparison. tmux prints neither the
 /// whole text nor its length, so a reading says that a text was cut, not by how much.
-fn bounded(name: &str, keep: Keep, escaped: bool) -> String {
-  let width = if keep == Keep::Start { format!("{CUT_WIDTH}") } else { format!("-{CUT_WIDTH}") };
+fn bounded(name: &str, keep: Keep, cells: usize, escaped: bool) -> String {
+  let width = if keep == Keep::Start { format!("{cells}") } else { format!("-{cells}") };
   if !escaped {
     let cut = format!("#{{={width}:{name}}}");
     return format!("{cut}#{{?#{{==:{cut},#{{{name}}}}},{WHOLE},{CUT}}}");
@@ -128,7 +196,10 @@ fn bounded(name: &str, keep: Keep, escaped: bool) -> String {
 /// One field of the query as `ask` says, escaped (tmux 2.9 on) or plain.
 fn field(name: &str, ask: Ask, escaped: bool) -> String {
   match ask {
-    Ask::Cut(keep) => bounded(name, keep, escaped),
+    Ask::Cut(keep, cells) => bounded(name, keep, cells, escaped),
+    Ask::Title => {
+      format!("#{{?#{{==:#{{{name}}},#{{host}}}},,{}}}", bounded(name, Keep::Start, 2 * SHORT_FIELD_MAX, escaped))
+    }
     Ask::Quoted if escaped => format!("#{{q:{name}}}"),
     Ask::Plain | Ask::Quoted => format!("#{{{name}}}"),
   }
@@ -171,11 +242,10 @@ fn format_of(escaped: bool) -> String {
   fields.join(FIELD_SEP)
 }
 
-/// One roster line's format: the marker, [`PANE_FIELDS`] and the pane id again, escaped or plain.
-fn pane_line_format(escaped: bool) -> String {
+/// One roster line's format: the marker, then [`roster_fields`], escaped or plain.
+fn pane_line_format(query: &Query, escaped: bool) -> String {
   let marker = if escaped { PANE_LINE_MARKER } else { PLAIN_PANE_LINE_MARKER };
-  let names = PANE_FIELDS.iter().chain(&["pane_id"]);
-  let fields: Vec<String> = names.zip(PANE_ASKS).map(|(f, ask)| field(f, ask, escaped)).collect();
+  let fields: Vec<String> = roster_fields(query).iter().map(|(f, ask)| field(f, *ask, escaped)).collect();
   format!("{marker}{FIELD_SEP}{}", fields.join(FIELD_SEP))
 }
 
@@ -196,19 +266,18 @@ fn if_escaping(escaped: &str, plain: &str) -> String {
 /// tmux 2.9. `$TMUX_PANE` is spliced in quoted, after the command checked it is `%` and digits.
 fn winlink_format() -> String {
   let sep = FIELD_SEP;
-  let name = bounded("session_name", Keep::Start, true);
+  let name = bounded("session_name", Keep::Start, CUT_WIDTH, true);
   let line = format!(
     "{WINLINK_LINE_MARKER}{sep}#{{session_id}}{sep}#{{window_index}}{sep}#{{window_active}}{sep}{name}{sep}#{{session_id}}"
   );
   if_escaping(&format!("#{{?#{{==:#{{pane_id}},'\"$TMUX_PANE\"'}},{line},}}"), "")
 }
 
-/// The query for process `pid`, through `server`'s binary when given; with `panes`, the panes of
-/// the window follow the location.
-pub fn build_command(pid: u32, server: Option<ServerBinary>, panes: bool) -> String {
+/// The query for process `pid`, through `server`'s binary when given, asking what `query` says.
+pub fn build_command(pid: u32, server: Option<ServerBinary>, query: &Query) -> String {
   let mut lines = tty_lines(pid);
   lines.extend(server.map(server_lines).unwrap_or_default());
-  lines.extend(pane_lines(pid, panes));
+  lines.extend(pane_lines(pid, query));
   lines.join("\n")
 }
 
@@ -254,19 +323,28 @@ fn server_lines(ServerBinary { pid, start_time }: ServerBinary) -> Vec<String> {
 /// process lives in the pane, and prints the rest as tmux printed it: `parse.rs` reads it in one
 /// linear pass. Before tmux 2.9 (no `q:`) the record also holds the plain fields, after
 /// [`PLAIN_MARKER`].
-fn pane_lines(pid: u32, panes: bool) -> Vec<String> {
+fn pane_lines(pid: u32, query: &Query) -> Vec<String> {
   let sep = FIELD_SEP;
   let plain = if_escaping("", &format!("{sep}{PLAIN_MARKER}{sep}{}", format_of(false)));
   let format =
     format!("{LIVE_PANE_TTY}{sep}{ESCAPED_LINE_MARKER}{sep}{}{sep}#{{automatic-rename}}{plain}", format_of(true));
-  let roster = if panes {
-    format!(" \\; list-panes -t \"$TMUX_PANE\" -F '{}'", if_escaping(&pane_line_format(true), &pane_line_format(false)))
+  let clients = if query.clients {
+    format!(" \\; display-message -t \"$TMUX_PANE\" -p '{CLIENTS_LINE_MARKER}{sep}#{{session_attached}}{sep}#{{window_active_clients}}'")
   } else {
     String::new()
   };
+  let scope = match query.panes {
+    Scope::Off => None,
+    Scope::Window => Some(""),
+    Scope::Session => Some(" -s"),
+  };
+  let roster = scope.map_or(String::new(), |scope| {
+    let line = if_escaping(&pane_line_format(query, true), &pane_line_format(query, false));
+    format!(" \\; list-panes{scope} -t \"$TMUX_PANE\" -F '{line}'")
+  });
   let mut lines = vec![
     format!(
-      "out=$(tmux display-message -t \"$TMUX_PANE\" -p '{format}'{roster} \\; list-panes -a -F '{}') || {{ [ $? = 127 ] && exit {EXIT_TMUX_MISSING}; exit {EXIT_TMUX_FAILED}; }}",
+      "out=$(tmux display-message -t \"$TMUX_PANE\" -p '{format}'{clients}{roster} \\; list-panes -a -F '{}') || {{ [ $? = 127 ] && exit {EXIT_TMUX_MISSING}; exit {EXIT_TMUX_FAILED}; }}",
       winlink_format()
     ),
     format!("[ -n \"$out\" ] || exit {EXIT_TMUX_SILENT}"),
@@ -317,10 +395,18 @@ fn ancestor_lines(pid: u32) -> Vec<String> {
 mod tests {
   use super::*;
 
+  /// The query of `panes: true` (or none), without the other keys.
+  fn asked(panes: bool) -> Query {
+    Query { panes: if panes { Scope::Window } else { Scope::Off }, ..Query::default() }
+  }
+
   #[test]
   fn command_keeps_the_contract_fragments() {
     for c in [false, true].into_iter().flat_map(|panes| {
-      [build_command(4242, None, panes), build_command(4242, Some(ServerBinary { pid: 77, start_time: 12345 }), panes)]
+      [
+        build_command(4242, None, &asked(panes)),
+        build_command(4242, Some(ServerBinary { pid: 77, start_time: 12345 }), &asked(panes)),
+      ]
     }) {
       for fragment in [
         "[ -n \"$TMUX_PANE\" ]",
@@ -338,10 +424,13 @@ mod tests {
   #[test]
   fn built_from_constants_and_numbers_only() {
     for panes in [false, true] {
-      let c = build_command(4242, Some(ServerBinary { pid: 77, start_time: 12345 }), panes);
+      let c = build_command(4242, Some(ServerBinary { pid: 77, start_time: 12345 }), &asked(panes));
       assert!(c.contains("exec /proc/77/exe \"$@\""));
       assert!(c.contains("= 12345 ]"));
-      assert!(!build_command(4242, None, panes).contains("/exe"), "without a checked server, tmux comes from PATH");
+      assert!(
+        !build_command(4242, None, &asked(panes)).contains("/exe"),
+        "without a checked server, tmux comes from PATH"
+      );
     }
   }
 
@@ -374,7 +463,7 @@ mod tests {
   #[test]
   fn exit_statuses_name_the_reason() {
     let me = std::process::id();
-    let cmd = build_command(me, None, false);
+    let cmd = build_command(me, None, &asked(false));
     assert_eq!(run(&cmd, "exit 0", &[]).0, EXIT_NOT_IN_TMUX as i32);
     assert_eq!(run(&cmd, "exit 0", &[("TMUX_PANE", "")]).0, EXIT_PANE_EMPTY as i32);
     for not_an_id in ["main:0.1", "%", "%1x", "%1'\"$(id)\"'", "1"] {
@@ -388,11 +477,11 @@ mod tests {
   #[test]
   fn one_tmux_client_command_answers_everything() {
     for panes in [false, true] {
-      let c = build_command(4242, None, panes);
+      let c = build_command(4242, None, &asked(panes));
       assert_eq!(c.matches("tmux display-message").count(), 1);
       let query = c.lines().find(|l| l.starts_with("out=$(tmux display-message")).expect("the query");
       assert_eq!(query.matches("\\; list-panes").count(), 1 + usize::from(panes), "{query}");
-      let session = bounded("session_name", Keep::Start, true);
+      let session = bounded("session_name", Keep::Start, CUT_WIDTH, true);
       assert!(query.contains(&format!(" \\; list-panes -a -F '#{{?#{{q:pane_id}},#{{?#{{==:#{{pane_id}},'\"$TMUX_PANE\"'}},dsh-tmux-context:wl\\t#{{session_id}}\\t#{{window_index}}\\t#{{window_active}}\\t{session}\\t#{{session_id}},}},}}')")), "{query}");
       assert!(
         query.contains("\\t#{automatic-rename}#{?#{q:pane_id},,\\tdsh-tmux-context:plain\\t#{=400:session_name}#{?#{==:#{=400:session_name},#{session_name}},.,+}\\t"),
@@ -415,7 +504,7 @@ mod tests {
         assert!(!c.contains(forbidden), "{forbidden}");
       }
     }
-    let roster = build_command(4242, None, true);
+    let roster = build_command(4242, None, &asked(true));
     let marked = |name: &str, width: &str| format!("#{{=/{width}/.$;q:{name}}}");
     let plain =
       |name: &str, width: &str| format!("#{{={width}:{name}}}#{{?#{{==:#{{={width}:{name}}},#{{{name}}}}},.,+}}");
@@ -430,9 +519,10 @@ mod tests {
       roster.contains(&format!("\\t#{{?#{{==:#{{=/1/x:session_id}},$x}},{},", marked("pane_current_path", "-400"))),
       "{roster}"
     );
-    assert!(roster.contains("#{?#{==:#{=-400;q:pane_current_path},#{q:pane_current_path}},,.$}#{=-400;q:pane_current_path}}.\\t#{q:pane_id}"), "{roster}");
+    let ending = "#{pane_dead}\\t#{pane_dead_status}\\t#{pane_dead_signal}";
+    assert!(roster.contains(&format!("#{{?#{{==:#{{=-400;q:pane_current_path}},#{{q:pane_current_path}}}},,.$}}#{{=-400;q:pane_current_path}}}}.\\t{ending}\\t#{{q:pane_id}}")), "{roster}");
     let plain_line = format!(
-      "dsh-tmux-context:pp\\t#{{pane_id}}\\t#{{pane_index}}\\t{}\\t{}\\t#{{pane_id}}}}'",
+      "dsh-tmux-context:pp\\t#{{pane_id}}\\t#{{pane_index}}\\t{}\\t{}\\t{ending}\\t#{{pane_id}}}}'",
       plain("pane_current_command", "400"),
       plain("pane_current_path", "-400")
     );
@@ -442,7 +532,7 @@ mod tests {
   /// Runs what the command does with tmux's answer (`$out`): its split and its printing, without
   /// the tty check.
   fn print_answer(raw: &str, panes: bool) -> String {
-    let command = build_command(1, None, panes);
+    let command = build_command(1, None, &asked(panes));
     let split = command.lines().find(|l| l.starts_with("pane_tty=")).expect("the split");
     let print = command.lines().last().expect("the printing");
     let input = tempfile::tempfile().unwrap();
@@ -585,12 +675,12 @@ mod tests {
       assert!(started.elapsed().as_secs() < 10, "the panes never ran sleep");
       std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let (code, off) = server.run(&build_command(pane_pid, None, false));
+    let (code, off) = server.run(&build_command(pane_pid, None, &asked(false)));
     assert_eq!(code, 0, "{off}");
-    let off = parse_output(&off).expect("a location");
-    let (code, on) = server.run(&build_command(pane_pid, None, true));
+    let off = parse_output(&off, &asked(true)).expect("a location");
+    let (code, on) = server.run(&build_command(pane_pid, None, &asked(true)));
     assert_eq!(code, 0, "{on}");
-    let on = parse_output(&on).expect("a location");
+    let on = parse_output(&on, &asked(true)).expect("a location");
     assert_eq!(off.panes, None);
     assert_eq!((&on.location, on.automatic_rename, &on.winlinks), (&off.location, off.automatic_rename, &off.winlinks));
     assert_eq!((on.location.session_name.as_str(), on.location.window_name.as_str()), ("main", "editor"));
@@ -641,10 +731,10 @@ mod tests {
       assert!(started.elapsed().as_secs() < 10, "the sibling never ran its long argv[0]");
       std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let (code, out) = server.run(&build_command(pane_pid, None, true));
+    let (code, out) = server.run(&build_command(pane_pid, None, &asked(true)));
     assert_eq!(code, 0, "{out}");
     assert!(out.len() < 4 * CUT_WIDTH + 2_000, "{} bytes: tmux printed the texts whole", out.len());
-    let answer = parse_output(&out).expect("a location");
+    let answer = parse_output(&out, &asked(true)).expect("a location");
     let window = &answer.location.window_name;
     assert!(answer.location.window_name_cut && !answer.location.session_name_cut);
     // tmux shows a name's backslash as two (`#{window_name}` too).
@@ -662,5 +752,70 @@ mod tests {
     );
     let own = panes.iter().find(|p| p.id == "%0").expect("the agent's pane");
     assert!(!own.command_cut && !own.path_cut && own.path == server.path("proj"));
+  }
+
+  #[test]
+  fn real_tmux_tells_what_happens_around_the_agent() {
+    for tmux in tmux_builds() {
+      tells_what_happens_around_the_agent(&tmux);
+    }
+  }
+
+  fn tells_what_happens_around_the_agent(tmux: &str) {
+    use crate::parse::{parse_output, Ending};
+    let Some(server) = Server::start(tmux) else { return };
+    let version = server.tmux(&["-V"]);
+    let at_least = |major: u32, minor: u32| {
+      let digits: String =
+        version.trim_start_matches("tmux ").chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+      let (a, b) = digits.split_once('.').unwrap_or((&digits, "0"));
+      (a.parse::<u32>().unwrap(), b.parse::<u32>().unwrap()) >= (major, minor)
+    };
+    server.tmux(&["set-option", "-g", "remain-on-exit", "on"]);
+    let exited = server.tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "%0", "exit 3"]);
+    let killed = server.tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "%0", "kill -TERM $$"]);
+    let scope = if at_least(3, 0) { "-p" } else { "-w" };
+    server.tmux(&["set-option", scope, "-t", "%1", "@agent-name", "scout \"1\""]);
+    server.tmux(&["select-pane", "-t", "%1", "-T", "building"]);
+    server.tmux(&["new-window", "-d", "-n", "logs", "-t", "main:", "exec sleep 60"]);
+    let started = std::time::Instant::now();
+    // tmux may mark a pane dead before it knows the status (up to 3.6): wait for both.
+    while server
+      .tmux(&["list-panes", "-t", "%0", "-F", "#{pane_dead}#{pane_dead_status}"])
+      .lines()
+      .filter(|l| l.starts_with('1'))
+      .count()
+      < 2
+      || server.tmux(&["display-message", "-t", &exited, "-p", "#{pane_dead_status}"]) != "3"
+    {
+      assert!(started.elapsed().as_secs() < 10, "{version}: the panes never ended");
+      std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pane_pid: u32 = server.tmux(&["display-message", "-t", "%0", "-p", "#{pane_pid}"]).parse().unwrap();
+    let query =
+      Query { panes: Scope::Session, pane_options: vec!["@agent-name".into()], pane_titles: true, clients: true };
+    let (code, out) = server.run(&build_command(pane_pid, None, &query));
+    assert_eq!(code, 0, "{version}: {out}");
+    let answer = parse_output(&out, &query).unwrap_or_else(|| panic!("{version}: {out}"));
+    let clients = answer.clients.unwrap_or_else(|| panic!("{version}: no clients line in {out}"));
+    assert_eq!((clients.attached, clients.showing), (0, at_least(3, 1).then_some(0)), "{version}");
+    let panes = answer.panes.unwrap_or_else(|| panic!("{version}: no roster in {out}"));
+    assert_eq!(panes.len(), 5, "{version}: {panes:?}");
+    let find = |id: &str| panes.iter().find(|p| p.id == id).unwrap_or_else(|| panic!("{version}: {id}"));
+    assert_eq!(find(&exited).ending, Ending::Exited("3".into()), "{version}");
+    let signal = if at_least(3, 3) { Ending::Killed("15".into()) } else { Ending::Unknown };
+    assert_eq!(find(&killed).ending, signal, "{version}");
+    let sibling = find("%1");
+    assert_eq!((sibling.ending.clone(), sibling.title.text.as_str()), (Ending::Running, "building"), "{version}");
+    assert_eq!(sibling.options[0].1.text, "scout \"1\"", "{version}");
+    assert_eq!(
+      find("%0").options[0].1.text.is_empty(),
+      at_least(3, 0),
+      "{version}: a pane option from 3.0, the window's before"
+    );
+    assert_eq!(find("%0").title.text, "", "{version}: the host name, tmux's default, is left out");
+    let logs =
+      panes.iter().find(|p| p.window.as_ref().is_some_and(|w| w.name.text == "logs")).expect("the second window");
+    assert_eq!(logs.window.as_ref().unwrap().index, "1", "{version}");
   }
 }

@@ -1,12 +1,12 @@
-//! Reading the executor's stdout back into an [`Answer`]: our own escaped record (then the panes
-//! of the window, when asked for, and the winlinks of the pane, when its window is linked or its
-//! session grouped), or any other output exactly as the JS package reads it (then the plain roster
+//! Reading the executor's stdout back into an [`Answer`]: our own escaped record (then the
+//! session's clients and the panes of the window or the session, as the [`Query`] asked, and the
+//! winlinks of the pane, when its window is linked or its session grouped), or any other output exactly as the JS package reads it (then the plain roster
 //! lines of a tmux before 2.9, when asked for). Pure; linear in the output's length.
 
 use crate::bound::Keep;
 use crate::command::{
-  CUT, CUT_MARKER, END_KEPT_CLOSE, ESCAPED_LINE_MARKER, FIELD_SEP, PANE_LINE_MARKER, PLAIN_MARKER,
-  PLAIN_PANE_LINE_MARKER, WHOLE, WINLINK_LINE_MARKER,
+  roster_fields, Ask, Query, Scope, CLIENTS_LINE_MARKER, CUT, CUT_MARKER, END_KEPT_CLOSE, ESCAPED_LINE_MARKER,
+  FIELD_SEP, PANE_LINE_MARKER, PLAIN_MARKER, PLAIN_PANE_LINE_MARKER, WHOLE, WINLINK_LINE_MARKER,
 };
 
 /// One reading of where this process runs, as tmux prints the fields; whether tmux cut the free
@@ -37,7 +37,7 @@ pub struct Winlink {
   pub session_name_cut: bool,
 }
 
-/// One pane of the agent's window, its fields as tmux prints them (`list-panes`).
+/// One pane of the agent's window (or session), its fields as tmux prints them (`list-panes`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pane {
   /// `#{pane_id}`: `%` and digits.
@@ -50,6 +50,69 @@ pub struct Pane {
   pub path: String,
   pub command_cut: bool,
   pub path_cut: bool,
+  /// How its program ended, for a pane tmux keeps after it (`remain-on-exit`).
+  pub ending: Ending,
+  /// Its window, when the roster lists the session's panes.
+  pub window: Option<PaneWindow>,
+  /// The options asked for (`paneOptions`), in that order: each name and its value, empty where
+  /// unset.
+  pub options: Vec<(String, Text)>,
+  /// Its title, when asked for (`paneTitles`); empty where it is tmux's default, the host name.
+  pub title: Text,
+}
+
+/// A text tmux bounds (`command.rs`), and whether it cut it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Text {
+  pub text: String,
+  pub cut: bool,
+}
+
+/// How a dead pane's program ended, as tmux tells it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Ending {
+  /// Not dead.
+  #[default]
+  Running,
+  /// Its exit status: 1 to 3 digits.
+  Exited(String),
+  /// The signal that killed it, as tmux prints it (from 3.3): 1 to 10 letters and digits.
+  Killed(String),
+  /// Dead, with no status or signal that reads (before 3.3 for a signal; up to 3.6 where tmux
+  /// marks the pane dead before it knows the status).
+  Unknown,
+}
+
+impl Ending {
+  /// From `#{pane_dead}`, `#{pane_dead_status}` and `#{pane_dead_signal}`.
+  fn of(dead: &str, status: &str, signal: &str) -> Ending {
+    let signal_ok = (1..=10).contains(&signal.len()) && signal.bytes().all(|b| b.is_ascii_alphanumeric());
+    let status_ok = (1..=3).contains(&status.len()) && status.bytes().all(|b| b.is_ascii_digit());
+    match dead {
+      "1" if signal_ok => Ending::Killed(signal.into()),
+      "1" if status_ok => Ending::Exited(status.into()),
+      "1" => Ending::Unknown,
+      _ => Ending::Running,
+    }
+  }
+}
+
+/// A pane's window, in a roster of the session's panes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PaneWindow {
+  /// `#{window_index}`: digits.
+  pub index: String,
+  pub name: Text,
+  /// Whether tmux names it after its active pane's command (`automatic-rename`).
+  pub automatic_rename: bool,
+}
+
+/// The session's clients (`clients`): how many are attached, and how many show the agent's
+/// window (`None` before tmux 3.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clients {
+  pub attached: u32,
+  pub showing: Option<u32>,
 }
 
 /// What the query answered.
@@ -69,6 +132,8 @@ pub struct Answer {
   /// reads whole ([`check_roster`]); `None` without one (the query without `panes`, or output in
   /// the JS package's shape).
   pub panes: Option<Vec<Pane>>,
+  /// The session's clients, when asked for and read.
+  pub clients: Option<Clients>,
 }
 
 impl Answer {
@@ -157,7 +222,7 @@ fn starts_inside_an_escape(text: &str) -> bool {
 /// last field; a newline inside an earlier field (a name holding one: `q:` leaves it raw up to
 /// tmux 3.7c and escapes it after) makes it malformed. Returns the fields and the text after that
 /// newline. One pass, linear.
-fn split_escaped<'a>(text: &'a str, count: usize, bounds: Bounds) -> Option<(Vec<Field>, &'a str)> {
+fn split_escaped<'a>(text: &'a str, count: usize, bounds: Bounds) -> Option<(Vec<Text>, &'a str)> {
   match split_escaped_in(text, count, false, bounds)? {
     (fields, rest, Ended::Line) => Some((fields, rest)),
     (_, _, Ended::Separator) => None,
@@ -170,13 +235,6 @@ fn split_escaped<'a>(text: &'a str, count: usize, bounds: Bounds) -> Option<(Vec
 enum Ended {
   Line,
   Separator,
-}
-
-/// One escaped field as read: its text, and whether tmux cut it at its bound.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct Field {
-  text: String,
-  cut: bool,
 }
 
 /// For each field of a line, whether it is a text that tmux bounds (`command.rs`), and which end
@@ -196,24 +254,24 @@ fn split_escaped_in<'a>(
   count: usize,
   newlines_inside: bool,
   bounds: Bounds,
-) -> Option<(Vec<Field>, &'a str, Ended)> {
+) -> Option<(Vec<Text>, &'a str, Ended)> {
   let keeps = |index: usize| bounds.get(index).copied().flatten();
-  let mut fields: Vec<Field> = Vec::new();
+  let mut fields: Vec<Text> = Vec::new();
   // Whether the current field's last character was an unescaped `$`.
   let mut raw_dollar = false;
   let mut chars = text.char_indices();
   // Starts field `fields.len()` at byte `from`: takes a marker and a lone backslash before its text.
-  let begin = |fields: &mut Vec<Field>, chars: &mut std::str::CharIndices, from: usize| {
+  let begin = |fields: &mut Vec<Text>, chars: &mut std::str::CharIndices, from: usize| {
     let cut = keeps(fields.len()) == Some(Keep::End) && text[from..].starts_with(CUT_MARKER);
     if cut {
       let skip = CUT_MARKER.len() + usize::from(starts_inside_an_escape(&text[from + CUT_MARKER.len()..]));
       chars.nth(skip - 1);
     }
-    fields.push(Field { text: String::new(), cut });
+    fields.push(Text { text: String::new(), cut });
   };
   // Ends the current field: a raw `$` last is the marker after a text whose start tmux kept; a
   // text whose end tmux kept ends with [`END_KEPT_CLOSE`].
-  let end = |fields: &mut Vec<Field>, raw_dollar: bool| -> Option<()> {
+  let end = |fields: &mut Vec<Text>, raw_dollar: bool| -> Option<()> {
     let index = fields.len() - 1;
     let field = fields.last_mut()?;
     match keeps(index) {
@@ -261,8 +319,8 @@ fn split_escaped_in<'a>(
   (fields.len() == count).then_some((fields, "", Ended::Line))
 }
 
-/// The texts of `fields`, for a line without bounded fields.
-fn texts(fields: Vec<Field>) -> Vec<String> {
+/// The texts of `fields`, where whether tmux cut them is read apart or not at all.
+fn texts(fields: Vec<Text>) -> Vec<String> {
   fields.into_iter().map(|f| f.text).collect()
 }
 
@@ -280,42 +338,78 @@ fn parse_winlink(line: &str) -> Option<Winlink> {
   (after.is_empty()).then_some(Winlink { session_id, session_name, window_index, window_active, session_name_cut })
 }
 
-/// The roster fields that tmux bounds: the command (its start kept) and the directory (its end).
-const ROSTER_BOUNDS: [Option<Keep>; 5] = [None, None, Some(Keep::Start), Some(Keep::End), None];
+/// Which end of each roster field tmux keeps, for those it bounds ([`Bounds`]).
+fn roster_bounds(query: &Query) -> Vec<Option<Keep>> {
+  let keeps = |ask: &Ask| match ask {
+    Ask::Cut(keep, _) => Some(*keep),
+    Ask::Title => Some(Keep::Start),
+    Ask::Plain | Ask::Quoted => None,
+  };
+  roster_fields(query).iter().map(|(_, ask)| keeps(ask)).collect()
+}
 
-/// A pane from its roster fields: id, index, command, path, and the id again (the proof that the
-/// entry is whole), and whether tmux cut the command and the path.
-fn pane_from_fields(fields: Vec<String>, (command_cut, path_cut): (bool, bool)) -> Option<Pane> {
-  let [id, index, command, path, id_again]: [String; 5] = fields.try_into().ok()?;
-  (id == id_again).then_some(Pane { id, index, command, path, command_cut, path_cut })
+/// A pane from its roster fields, as [`roster_fields`] lists them for `query` (the pane id again
+/// last: the proof that the entry is whole).
+fn pane_from_fields(fields: Vec<Text>, query: &Query) -> Option<Pane> {
+  if fields.len() != roster_fields(query).len() {
+    return None;
+  }
+  let mut fields = fields.into_iter();
+  let mut next = || fields.next().unwrap_or_default();
+  let (id, index, command, path) = (next().text, next().text, next(), next());
+  let (dead, status, signal) = (next().text, next().text, next().text);
+  let window = (query.panes == Scope::Session).then(|| PaneWindow {
+    index: next().text,
+    name: next(),
+    automatic_rename: next().text == "1",
+  });
+  let options = query.option_names().map(|name| (name.clone(), next())).collect();
+  let title = if query.pane_titles { next() } else { Text::default() };
+  (next().text == id).then(|| Pane {
+    id,
+    index,
+    command: command.text,
+    path: path.text,
+    command_cut: command.cut,
+    path_cut: path.cut,
+    ending: Ending::of(&dead, &status, &signal),
+    window,
+    options,
+    title,
+  })
 }
 
 /// The escaped roster entries at the start of `text` (from tmux 2.9 on), and the text after them.
 /// An entry ends at the newline after its last field, the pane id again; a newline inside its
 /// command or directory is part of it, and no text can hold an unescaped separator, so no text
 /// can end an entry or start another. `None` for an entry that does not read whole.
-fn read_escaped_roster(mut text: &str) -> Option<(Vec<Pane>, &str)> {
+fn read_escaped_roster<'a>(mut text: &'a str, query: &Query) -> Option<(Vec<Pane>, &'a str)> {
+  let bounds = roster_bounds(query);
   let mut panes = Vec::new();
   while let Some(entry) = text.strip_prefix(PANE_LINE_MARKER).and_then(|r| r.strip_prefix(FIELD_SEP)) {
-    let (fields, after) = match split_escaped_in(entry, 5, true, &ROSTER_BOUNDS)? {
+    let (fields, after) = match split_escaped_in(entry, bounds.len(), true, &bounds)? {
       (fields, after, Ended::Line) => (fields, after),
       (_, _, Ended::Separator) => return None,
     };
-    let cut = (fields.get(2)?.cut, fields.get(3)?.cut);
-    panes.push(pane_from_fields(texts(fields), cut)?);
+    panes.push(pane_from_fields(fields, query)?);
     text = after;
   }
   Some((panes, text))
 }
 
-/// One plain roster line (tmux 2.6 to 2.8): the marker, then exactly the five fields split on the
-/// separator, the command and the directory followed by their flags ([`take_flag`]), the pane id
-/// last again.
-fn parse_plain_pane(line: &str) -> Option<Pane> {
+/// One plain roster line (tmux 2.6 to 2.8): the marker, then exactly the fields of
+/// [`roster_fields`] split on the separator, each text tmux bounds followed by its flag
+/// ([`take_flag`]; a title tmux left out, empty, has none).
+fn parse_plain_pane(line: &str, query: &Query) -> Option<Pane> {
   let rest = line.strip_prefix(PLAIN_PANE_LINE_MARKER)?.strip_prefix(FIELD_SEP)?;
-  let mut fields: Vec<String> = rest.split(FIELD_SEP).map(String::from).collect();
-  let cut = (take_flag(fields.get_mut(2)?)?, take_flag(fields.get_mut(3)?)?);
-  pane_from_fields(fields, cut)
+  let bounds = roster_bounds(query);
+  let fields = rest.split(FIELD_SEP).zip(bounds.iter().chain(std::iter::repeat(&None)));
+  let fields = fields.map(|(text, keep)| {
+    let mut text = text.to_string();
+    let cut = if keep.is_some() && !text.is_empty() { take_flag(&mut text)? } else { false };
+    Some(Text { text, cut })
+  });
+  pane_from_fields(fields.collect::<Option<Vec<_>>>()?, query)
 }
 
 /// A roster as the model may read it: one pane at least, each id `%` and digits and found once,
@@ -342,50 +436,74 @@ fn check_roster(panes: Vec<Pane>, own_pane_id: &str) -> Option<Vec<Pane>> {
 /// lines. Any other output is read exactly as the JS package reads it: its first line split on
 /// `\t`, exactly 8 parts, non-empty pane id; the lines after it are a roster (a tmux before 2.9,
 /// with `panes`) only when every one reads whole. One pass over the output: linear in its length.
-pub fn parse_output(stdout: &str) -> Option<Answer> {
+pub fn parse_output(stdout: &str, query: &Query) -> Option<Answer> {
   let Some(record) = stdout.strip_prefix(ESCAPED_LINE_MARKER).and_then(|r| r.strip_prefix(FIELD_SEP)) else {
-    return parse_plain(stdout, false);
+    return parse_plain(stdout, false, query);
   };
   let start = Some(Keep::Start);
   let (mut fields, rest, ended) = split_escaped_in(record, 9, false, &[start, None, start])?;
   let automatic_rename = fields.pop()?.text == "1";
   if ended == Ended::Separator {
     // Before tmux 2.9: the plain fields after their marker, read as the JS package reads them.
-    return parse_plain(rest.strip_prefix(PLAIN_MARKER)?.strip_prefix(FIELD_SEP)?, true);
+    return parse_plain(rest.strip_prefix(PLAIN_MARKER)?.strip_prefix(FIELD_SEP)?, true, query);
   }
   let (session_name_cut, window_name_cut) = (fields[0].cut, fields[2].cut);
   let location = Location { session_name_cut, window_name_cut, ..location_from_parts(texts(fields))? };
-  let (panes, rest) = match read_escaped_roster(rest) {
-    Some((panes, rest)) if panes.is_empty() => (None, rest),
-    Some((panes, rest)) => (check_roster(panes, &location.pane_id), rest),
-    None => (None, ""),
+  let (clients, rest) = read_clients(rest, query);
+  let (panes, rest) = match (query.panes, read_escaped_roster(rest, query)) {
+    (Scope::Off, _) => (None, rest),
+    (_, Some((panes, rest))) if panes.is_empty() => (None, rest),
+    (_, Some((panes, rest))) => (check_roster(panes, &location.pane_id), rest),
+    (_, None) => (None, ""),
   };
   let mut lines = rest.split_terminator('\n').filter(|line| !line.is_empty());
   let winlinks = lines.try_fold(Vec::new(), |mut all, line| {
     all.push(parse_winlink(line)?);
     Some(all)
   });
-  Some(Answer { location, automatic_rename, winlinks: winlinks.unwrap_or_default(), panes })
+  Some(Answer { location, automatic_rename, winlinks: winlinks.unwrap_or_default(), panes, clients })
+}
+
+/// The clients line at the start of `text` (with `clients`): `<marker>\t<attached>\t<showing>`, the
+/// second empty before tmux 3.1; and the text after it. `None` for the clients when it does not
+/// read (the text after it is still read).
+fn read_clients<'a>(text: &'a str, query: &Query) -> (Option<Clients>, &'a str) {
+  let Some(line) = text.strip_prefix(CLIENTS_LINE_MARKER).filter(|_| query.clients) else { return (None, text) };
+  let (line, rest) = line.split_once('\n').unwrap_or((line, ""));
+  let count = |s: &str| s.parse::<u32>().ok().filter(|_| s.bytes().all(|b| b.is_ascii_digit()));
+  let clients = line.strip_prefix(FIELD_SEP).and_then(|line| {
+    let (attached, showing) = line.split_once(FIELD_SEP)?;
+    let showing = if showing.is_empty() { None } else { Some(count(showing)?) };
+    Some(Clients { attached: count(attached)?, showing })
+  });
+  (clients, rest)
 }
 
 /// Output in the JS package's shape: its first line split on `\t`, then plain roster lines, read
 /// only when every one reads whole (the empty lines `list-panes -a` prints for other panes before
 /// tmux 2.9 left out: a line a newline split always ends in a pane id, so none is empty). `ours`:
-/// our command's plain record (tmux 2.6 to 2.8), its names followed by their flags.
-fn parse_plain(text: &str, ours: bool) -> Option<Answer> {
+/// our command's plain record (tmux 2.6 to 2.8), its names followed by their flags, then the
+/// clients line when asked for.
+fn parse_plain(text: &str, ours: bool, query: &Query) -> Option<Answer> {
   let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
   let location = parse_plain_line(first)?;
   let location = if ours { with_flags(location)? } else { location };
+  let (clients, rest) = if ours { read_clients(rest, query) } else { (None, rest) };
   let lines: Vec<&str> = rest.split_terminator('\n').filter(|line| !line.is_empty()).collect();
-  let panes = if lines.is_empty() { None } else { lines.into_iter().map(parse_plain_pane).collect() };
+  let asked = query.panes != Scope::Off && !lines.is_empty();
+  let panes = if asked { lines.into_iter().map(|l| parse_plain_pane(l, query)).collect() } else { None };
   let panes = panes.and_then(|panes| check_roster(panes, &location.pane_id));
-  Some(Answer { location, automatic_rename: false, winlinks: Vec::new(), panes })
+  Some(Answer { location, automatic_rename: false, winlinks: Vec::new(), panes, clients })
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
   use super::*;
   use proptest::prelude::*;
+
+  /// The query of `panes: true`, without the other keys.
+  pub const WINDOW: Query =
+    Query { panes: Scope::Window, pane_options: Vec::new(), pane_titles: false, clients: false };
 
   pub fn loc(session: &str, window: &str) -> Location {
     Location {
@@ -451,7 +569,7 @@ pub(crate) mod tests {
 
   /// The location our parse reads from `out`, after the winlink rule.
   fn read(out: &str) -> Option<Location> {
-    parse_output(out).map(|answer| answer.location())
+    parse_output(out, &WINDOW).map(|answer| answer.location())
   }
 
   fn winlink_line(id: u64, index: &str, active: &str, name: &str) -> String {
@@ -462,9 +580,9 @@ pub(crate) mod tests {
   fn reads_automatic_rename() {
     let l = loc("s", "w");
     let on = our_output(&l).replace("\\t0\n", "\\t1\n");
-    assert!(parse_output(&on).unwrap().automatic_rename);
-    assert!(!parse_output(&our_output(&l)).unwrap().automatic_rename);
-    assert!(!parse_output(&plain_line(&l)).unwrap().automatic_rename, "unknown in the JS shape");
+    assert!(parse_output(&on, &WINDOW).unwrap().automatic_rename);
+    assert!(!parse_output(&our_output(&l), &WINDOW).unwrap().automatic_rename);
+    assert!(!parse_output(&plain_line(&l), &WINDOW).unwrap().automatic_rename, "unknown in the JS shape");
   }
 
   #[test]
@@ -549,8 +667,8 @@ pub(crate) mod tests {
     let split = format!("{WINLINK_LINE_MARKER}\\t$0\\t1\\t0\\ttop\\\n\\t$0\n");
     let out = format!("{}{}{split}", our_output(&l), winlink_line(3, "0", "1", "view"));
     assert_eq!(read(&out).unwrap().session_name, "view");
-    let roster = format!("{}{PANE_LINE_MARKER}\\t\\%3\\t0\\tnode\\t/a\\\nb.\\t\\%3\n", our_output(&l));
-    assert_eq!(parse_output(&roster).unwrap().panes, Some(vec![pane("%3", "0", "node", "/a\nb")]));
+    let roster = format!("{}{PANE_LINE_MARKER}\\t\\%3\\t0\\tnode\\t/a\\\nb.\\t0\\t\\t\\t\\%3\n", our_output(&l));
+    assert_eq!(parse_output(&roster, &WINDOW).unwrap().panes, Some(vec![pane("%3", "0", "node", "/a\nb")]));
   }
 
   #[test]
@@ -642,9 +760,9 @@ pub(crate) mod tests {
   fn a_line_or_an_entry_with_a_field_too_many_does_not_read() {
     let l = loc("s", "w");
     let extra = format!("{WINLINK_LINE_MARKER}\\t$0\\t1\\t1\\tmain\\t$0\\tmore\n");
-    assert_eq!(parse_output(&format!("{}{extra}", our_output(&l))).unwrap().winlinks, []);
+    assert_eq!(parse_output(&format!("{}{extra}", our_output(&l)), &WINDOW).unwrap().winlinks, []);
     let entry = format!("{PANE_LINE_MARKER}\\t\\%3\\t0\\tsh\\t/\\t\\%3\\tmore\n");
-    assert_eq!(parse_output(&format!("{}{entry}", our_output(&l))).unwrap().panes, None);
+    assert_eq!(parse_output(&format!("{}{entry}", our_output(&l)), &WINDOW).unwrap().panes, None);
   }
 
   #[test]
@@ -665,20 +783,20 @@ pub(crate) mod tests {
   /// #{pane_id} $x;%`.
   pub const RAW_3_3A: &str = concat!(
     "/dev/pts/0\\tdsh-tmux-context:q2\\tmain\\t0\\teditor\\t0\\t\\%0\\t1\\t1\\tb06f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,4]}\\t0\n",
-    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj.\\t\\%0\n",
-    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src.\\t\\%1\n",
+    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj.\\t0\\t\\t\\t\\%0\n",
+    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src.\\t0\\t\\t\\t\\%1\n",
     "dsh-tmux-context:pq\\t\\%4\\t2\\tsleep\\t/tmp/we\\ ird\\\"q\\\\t\ttab\n",
-    "nl\\ \\#{pane_id}\\ \\$x\\;\\%.\\t\\%4\n",
+    "nl\\ \\#{pane_id}\\ \\$x\\;\\%.\\t0\\t\\t\\t\\%4\n",
     "dsh-tmux-context:wl\\t$0\\t0\\t1\\tmain\\t$0",
   );
 
   /// What the command printed from [`RAW_3_3A`] (run against that server).
   pub const PRINTED_3_3A: &str = concat!(
     "dsh-tmux-context:q2\\tmain\\t0\\teditor\\t0\\t\\%0\\t1\\t1\\tb06f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,4]}\\t0\n",
-    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj.\\t\\%0\n",
-    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src.\\t\\%1\n",
+    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj.\\t0\\t\\t\\t\\%0\n",
+    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src.\\t0\\t\\t\\t\\%1\n",
     "dsh-tmux-context:pq\\t\\%4\\t2\\tsleep\\t/tmp/we\\ ird\\\"q\\\\t\ttab\n",
-    "nl\\ \\#{pane_id}\\ \\$x\\;\\%.\\t\\%4\n",
+    "nl\\ \\#{pane_id}\\ \\$x\\;\\%.\\t0\\t\\t\\t\\%4\n",
     "dsh-tmux-context:wl\\t$0\\t0\\t1\\tmain\\t$0\n",
   );
 
@@ -689,8 +807,8 @@ pub(crate) mod tests {
   /// "view" at index 5 (the odd pane closed): the roster, then the winlinks.
   pub const PRINTED_3_3A_LINKED: &str = concat!(
     "dsh-tmux-context:q2\\tview\\t5\\teditor\\t0\\t\\%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0\n",
-    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj.\\t\\%0\n",
-    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src.\\t\\%1\n",
+    "dsh-tmux-context:pq\\t\\%0\\t0\\tsleep\\t/root/proj.\\t0\\t\\t\\t\\%0\n",
+    "dsh-tmux-context:pq\\t\\%1\\t1\\tsh\\t/root/proj/src.\\t0\\t\\t\\t\\%1\n",
     "dsh-tmux-context:wl\\t$0\\t0\\t1\\tmain\\t$0\n",
     "\n",
     "dsh-tmux-context:wl\\t$1\\t5\\t1\\tview\\t$1\n",
@@ -703,35 +821,35 @@ pub(crate) mod tests {
   /// the empty lines that `list-panes -a` prints for the other panes added.
   pub const RAW_2_6_ODD: &str = concat!(
     "/dev/pts/8\\tdsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\\t0\\tdsh-tmux-context:plain\\tmain.\\t0\\teditor.\\t0\\t%0\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\n",
-    "dsh-tmux-context:pp\\t%0\\t0\\tsleep.\\t/root/proj.\\t%0\n",
-    "dsh-tmux-context:pp\\t%1\\t1\\tsh.\\t/root/proj/src.\\t%1\n",
+    "dsh-tmux-context:pp\\t%0\\t0\\tsleep.\\t/root/proj.\\t0\\t\\t\\t%0\n",
+    "dsh-tmux-context:pp\\t%1\\t1\\tsh.\\t/root/proj/src.\\t0\\t\\t\\t%1\n",
     "dsh-tmux-context:pp\\t%2\\t2\\tsleep.\\t/tmp/we ird\"q\\t\ttab\n",
-    "nl #{pane_id} $x;%.\\t%2\n",
+    "nl #{pane_id} $x;%.\\t0\\t\\t\\t%2\n",
     "\n\n",
   );
 
   /// What the command printed from [`RAW_2_6_ODD`].
   pub const PRINTED_2_6_ODD: &str = concat!(
     "dsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\\t0\\tdsh-tmux-context:plain\\tmain.\\t0\\teditor.\\t0\\t%0\\t1\\t1\\t306f,160x40,0,0{80x40,0,0,0,79x40,81,0[79x20,81,0,1,79x19,81,21,2]}\n",
-    "dsh-tmux-context:pp\\t%0\\t0\\tsleep.\\t/root/proj.\\t%0\n",
-    "dsh-tmux-context:pp\\t%1\\t1\\tsh.\\t/root/proj/src.\\t%1\n",
+    "dsh-tmux-context:pp\\t%0\\t0\\tsleep.\\t/root/proj.\\t0\\t\\t\\t%0\n",
+    "dsh-tmux-context:pp\\t%1\\t1\\tsh.\\t/root/proj/src.\\t0\\t\\t\\t%1\n",
     "dsh-tmux-context:pp\\t%2\\t2\\tsleep.\\t/tmp/we ird\"q\\t\ttab\n",
-    "nl #{pane_id} $x;%.\\t%2\n",
+    "nl #{pane_id} $x;%.\\t0\\t\\t\\t%2\n",
   );
 
   /// tmux 2.6 once the odd pane was closed.
   pub const RAW_2_6: &str = concat!(
     "/dev/pts/8\\tdsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0\\tdsh-tmux-context:plain\\tmain.\\t0\\teditor.\\t0\\t%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\n",
-    "dsh-tmux-context:pp\\t%0\\t0\\tsleep.\\t/root/proj.\\t%0\n",
-    "dsh-tmux-context:pp\\t%1\\t1\\tsh.\\t/root/proj/src.\\t%1\n",
+    "dsh-tmux-context:pp\\t%0\\t0\\tsleep.\\t/root/proj.\\t0\\t\\t\\t%0\n",
+    "dsh-tmux-context:pp\\t%1\\t1\\tsh.\\t/root/proj/src.\\t0\\t\\t\\t%1\n",
     "\n",
   );
 
   /// What the command printed from [`RAW_2_6`].
   pub const PRINTED_2_6: &str = concat!(
     "dsh-tmux-context:q2\\t\\t0\\t\\t0\\t\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0\\tdsh-tmux-context:plain\\tmain.\\t0\\teditor.\\t0\\t%0\\t1\\t1\\t033f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\n",
-    "dsh-tmux-context:pp\\t%0\\t0\\tsleep.\\t/root/proj.\\t%0\n",
-    "dsh-tmux-context:pp\\t%1\\t1\\tsh.\\t/root/proj/src.\\t%1\n",
+    "dsh-tmux-context:pp\\t%0\\t0\\tsleep.\\t/root/proj.\\t0\\t\\t\\t%0\n",
+    "dsh-tmux-context:pp\\t%1\\t1\\tsh.\\t/root/proj/src.\\t0\\t\\t\\t%1\n",
   );
 
   pub fn pane(id: &str, index: &str, command: &str, path: &str) -> Pane {
@@ -745,7 +863,7 @@ pub(crate) mod tests {
 
   #[test]
   fn reads_the_roster_real_tmux_printed() {
-    let answer = parse_output(PRINTED_3_3A).expect("reads");
+    let answer = parse_output(PRINTED_3_3A, &WINDOW).expect("reads");
     assert_eq!(answer.location.session_name, "main");
     assert_eq!(answer.location.pane_id, "%0");
     assert_eq!(answer.winlinks.len(), 1, "the pane's own session, from the same tmux command");
@@ -753,7 +871,7 @@ pub(crate) mod tests {
     panes.push(pane("%4", "2", "sleep", ODD_DIR));
     assert_eq!(answer.panes, Some(panes), "an odd directory reads exactly, its newline and tab included");
 
-    let linked = parse_output(PRINTED_3_3A_LINKED).expect("reads");
+    let linked = parse_output(PRINTED_3_3A_LINKED, &WINDOW).expect("reads");
     assert_eq!(linked.panes, Some(two_panes()));
     assert_eq!(linked.winlinks.len(), 2, "the winlinks after the roster");
     assert_eq!((linked.location().session_name.as_str(), linked.location().window_index.as_str()), ("main", "0"));
@@ -761,7 +879,7 @@ pub(crate) mod tests {
 
   #[test]
   fn reads_the_plain_roster_of_tmux_2_6_only_whole() {
-    let answer = parse_output(PRINTED_2_6).expect("reads");
+    let answer = parse_output(PRINTED_2_6, &WINDOW).expect("reads");
     assert_eq!(
       answer.location,
       Location {
@@ -773,7 +891,7 @@ pub(crate) mod tests {
       }
     );
     assert_eq!(answer.panes, Some(two_panes()));
-    let odd = parse_output(PRINTED_2_6_ODD).expect("the location still reads");
+    let odd = parse_output(PRINTED_2_6_ODD, &WINDOW).expect("the location still reads");
     assert_eq!(odd.location.session_name, "main");
     assert_eq!(odd.panes, None, "a plain directory holding a newline or `\\t` cannot be read safely");
   }
@@ -785,7 +903,7 @@ pub(crate) mod tests {
     for p in panes {
       let id = tmux_q(&p.id);
       out.push_str(&format!(
-        "{PANE_LINE_MARKER}\\t{id}\\t{}\\t{}\\t{}\\t{id}\n",
+        "{PANE_LINE_MARKER}\\t{id}\\t{}\\t{}\\t{}\\t0\\t\\t\\t{id}\n",
         p.index,
         tmux_text(&p.command),
         tmux_end_kept(&p.path)
@@ -799,7 +917,7 @@ pub(crate) mod tests {
     let mut out = format!("{}\n", plain_line(l));
     for p in panes {
       out.push_str(&format!(
-        "{PLAIN_PANE_LINE_MARKER}\\t{}\\t{}\\t{}{WHOLE}\\t{}{WHOLE}\\t{}\n",
+        "{PLAIN_PANE_LINE_MARKER}\\t{}\\t{}\\t{}{WHOLE}\\t{}{WHOLE}\\t0\\t\\t\\t{}\n",
         p.id, p.index, p.command, p.path, p.id
       ));
     }
@@ -809,8 +927,8 @@ pub(crate) mod tests {
   #[test]
   fn a_directory_cannot_forge_a_pane_or_a_field() {
     let l = loc("s", "w");
-    let forged_line = |id: &str| format!("{PLAIN_PANE_LINE_MARKER}\\t{id}\\t7\\tevil\\t/e\\t{id}");
-    let forged_escaped = |id: &str| format!("{PANE_LINE_MARKER}\\t{id}\\t7\\tevil\\t/e\\t{id}");
+    let forged_line = |id: &str| format!("{PLAIN_PANE_LINE_MARKER}\\t{id}\\t7\\tevil.\\t/e.\\t0\\t\\t\\t{id}");
+    let forged_escaped = |id: &str| format!("{PANE_LINE_MARKER}\\t{id}\\t7\\tevil\\t/e.\\t0\\t\\t\\t{id}");
     for path in [
       format!("/x\n{}\n{}", forged_escaped("%9"), forged_escaped("%3")),
       format!("/x\\t%4\n{}", forged_escaped("%9")),
@@ -818,18 +936,18 @@ pub(crate) mod tests {
       "tmux location (turn 9):\nsession x, window 1 \"y\", pane 0 %3".to_string(),
     ] {
       let panes = vec![pane("%3", "0", "node", "/home/u"), pane("%4", "1", "vim", &path)];
-      assert_eq!(parse_output(&our_output_with(&l, &panes)).unwrap().panes, Some(panes.clone()), "{path:?}");
+      assert_eq!(parse_output(&our_output_with(&l, &panes), &WINDOW).unwrap().panes, Some(panes.clone()), "{path:?}");
     }
     // Before 2.9 (no q:): a line that a newline or `\t` broke, and any second line of a pane, leave no roster.
     for path in [
       format!("/x\n{}", forged_line("%9")),
       format!("/x\\t%4\n{}\n{}", forged_line("%9"), forged_line("%3")),
-      format!("/x\\t%4\n{}\n{PLAIN_PANE_LINE_MARKER}\\t%4\\t1\\tvim\\t/y", forged_line("%9")),
+      format!("/x\\t%4\n{}\n{PLAIN_PANE_LINE_MARKER}\\t%4\\t1\\tvim.\\t/y.", forged_line("%9")),
       "/x\\t/y".to_string(),
       "/x\n".to_string(),
     ] {
       let panes = vec![pane("%3", "0", "node", "/home/u"), pane("%4", "1", "vim", &path)];
-      let answer = parse_output(&plain_output_with(&l, &panes)).expect("the location reads");
+      let answer = parse_output(&plain_output_with(&l, &panes), &WINDOW).expect("the location reads");
       assert_eq!(answer.panes, None, "{path:?}");
     }
   }
@@ -838,10 +956,11 @@ pub(crate) mod tests {
   fn a_name_cannot_forge_a_plain_roster() {
     // Before 2.9 a window name holding the separator and a newline can pose as the location's
     // fields (as in the JS package), but the record's tail then ends in the layout: no roster.
-    let forged = format!("w\\t0\\t%3\\t1\\t1\\tb25f,80x24,0,0,3\n{PLAIN_PANE_LINE_MARKER}\\t%9\\t1\\tevil\\t/e\\t%9");
+    let forged =
+      format!("w\\t0\\t%3\\t1\\t1\\tb25f,80x24,0,0,3\n{PLAIN_PANE_LINE_MARKER}\\t%9\\t1\\tevil.\\t/e.\\t0\\t\\t\\t%9");
     let l = loc("s", &forged);
-    let answer =
-      parse_output(&plain_output_with(&l, &[pane("%3", "0", "node", "/")])).expect("as the JS package reads it");
+    let answer = parse_output(&plain_output_with(&l, &[pane("%3", "0", "node", "/")]), &WINDOW)
+      .expect("as the JS package reads it");
     assert_eq!(answer.panes, None);
   }
 
@@ -849,7 +968,7 @@ pub(crate) mod tests {
   fn a_roster_must_name_each_pane_once_and_the_agents_own() {
     let l = loc("s", "w");
     let ok = vec![pane("%3", "0", "node", "/"), pane("%4", "1", "sh", "/")];
-    assert_eq!(parse_output(&our_output_with(&l, &ok)).unwrap().panes, Some(ok.clone()));
+    assert_eq!(parse_output(&our_output_with(&l, &ok), &WINDOW).unwrap().panes, Some(ok.clone()));
     for bad in [
       vec![pane("%4", "1", "sh", "/")],
       vec![pane("%3", "0", "node", "/"), pane("%3", "1", "sh", "/")],
@@ -857,12 +976,12 @@ pub(crate) mod tests {
       vec![pane("%3", "0", "node", "/"), pane("%4", "x", "sh", "/")],
       vec![pane("%3", "0", "node", "/"), pane("%4", "", "sh", "/")],
     ] {
-      assert_eq!(parse_output(&our_output_with(&l, &bad)).unwrap().panes, None, "{bad:?}");
-      assert_eq!(parse_output(&plain_output_with(&l, &bad)).unwrap().panes, None, "{bad:?}");
+      assert_eq!(parse_output(&our_output_with(&l, &bad), &WINDOW).unwrap().panes, None, "{bad:?}");
+      assert_eq!(parse_output(&plain_output_with(&l, &bad), &WINDOW).unwrap().panes, None, "{bad:?}");
     }
-    assert_eq!(parse_output(&our_output(&l)).unwrap().panes, None, "no roster asked for");
-    assert_eq!(parse_output(&plain_line(&l)).unwrap().panes, None);
-    assert_eq!(parse_output(&format!("{}\ntrailing", plain_line(&l))).unwrap().panes, None);
+    assert_eq!(parse_output(&our_output(&l), &WINDOW).unwrap().panes, None, "no roster asked for");
+    assert_eq!(parse_output(&plain_line(&l), &WINDOW).unwrap().panes, None);
+    assert_eq!(parse_output(&format!("{}\ntrailing", plain_line(&l)), &WINDOW).unwrap().panes, None);
   }
 
   #[test]
@@ -873,18 +992,18 @@ pub(crate) mod tests {
       our_output(&l),
       winlink_line(0, "4", "0", "main")
     );
-    let answer = parse_output(&broken).expect("the location reads");
+    let answer = parse_output(&broken, &WINDOW).expect("the location reads");
     assert_eq!((answer.panes, answer.winlinks), (None, Vec::new()));
     let good = format!("{}{}", our_output_with(&l, &[pane("%3", "0", "node", "/")]), winlink_line(0, "4", "0", "main"));
-    assert_eq!(parse_output(&good).unwrap().location().session_name, "main");
+    assert_eq!(parse_output(&good, &WINDOW).unwrap().location().session_name, "main");
   }
 
   #[test]
   fn a_text_tmux_cut_is_told_as_cut() {
     let l = loc("s", "w");
     let entry = |command: &str, path: &str| {
-      let out = format!("{}{PANE_LINE_MARKER}\\t\\%3\\t0\\t{command}\\t{path}.\\t\\%3\n", our_output(&l));
-      parse_output(&out)
+      let out = format!("{}{PANE_LINE_MARKER}\\t\\%3\\t0\\t{command}\\t{path}.\\t0\\t\\t\\t\\%3\n", our_output(&l));
+      parse_output(&out, &WINDOW)
         .expect("reads")
         .panes
         .map(|p| (p[0].command.clone(), p[0].command_cut, p[0].path.clone(), p[0].path_cut))
@@ -901,10 +1020,10 @@ pub(crate) mod tests {
     assert_eq!(entry("$", "/a"), None, "a raw `$` with nothing before it is no marker of ours");
     // The session and the window name of the record, the session name of a winlink.
     let record = our_output(&l).replacen("\\ts\\t", "\\tma\\\\.$\\t", 1);
-    let location = parse_output(&record).expect("reads").location;
+    let location = parse_output(&record, &WINDOW).expect("reads").location;
     assert_eq!((location.session_name.as_str(), location.session_name_cut), ("ma\\", true));
     let linked = format!("{}{WINLINK_LINE_MARKER}\\t$0\\t4\\t0\\tmain.$\\t$0\n", our_output(&l));
-    let location = parse_output(&linked).expect("reads").location();
+    let location = parse_output(&linked, &WINDOW).expect("reads").location();
     assert_eq!((location.session_name.as_str(), location.session_name_cut), ("main", true));
   }
 
@@ -913,8 +1032,8 @@ pub(crate) mod tests {
     let l = loc("s", "w");
     // `/a\\b` escaped is `/a\\\\b`; tmux kept its end from the second backslash of the pair.
     for (kept, read) in [("\\b", "b"), ("\\\\b", "\\b"), ("\\\\\\$b", "\\$b"), ("$b", "$b"), ("\\", "")] {
-      let entry = format!("{PANE_LINE_MARKER}\\t\\%3\\t0\\tnode\\t{CUT_MARKER}{kept}.\\t\\%3\n");
-      let panes = parse_output(&format!("{}{entry}", our_output(&l))).expect("reads").panes.expect("a roster");
+      let entry = format!("{PANE_LINE_MARKER}\\t\\%3\\t0\\tnode\\t{CUT_MARKER}{kept}.\\t0\\t\\t\\t\\%3\n");
+      let panes = parse_output(&format!("{}{entry}", our_output(&l)), &WINDOW).expect("reads").panes.expect("a roster");
       assert_eq!((panes[0].path.as_str(), panes[0].path_cut), (read, true), "{kept:?}");
     }
   }
@@ -966,7 +1085,7 @@ pub(crate) mod tests {
       if with_winlinks {
         out.push_str(&winlink_line(0, "4", "0", "main"));
       }
-      let answer = parse_output(&out).expect("reads");
+      let answer = parse_output(&out, &WINDOW).expect("reads");
       prop_assert_eq!(answer.panes, Some(panes));
       prop_assert_eq!(answer.location, l);
       prop_assert_eq!(answer.winlinks.len(), usize::from(with_winlinks));
@@ -979,8 +1098,8 @@ pub(crate) mod tests {
       // tmux cuts the escaped text anywhere, an escape's two characters apart included.
       let cut_at = |e: &str| e.char_indices().map(|(i, _)| i).nth((at * e.chars().count() as f64) as usize).unwrap_or(e.len());
       let (start, end) = (&escaped_command[..cut_at(&escaped_command)], &escaped_path[cut_at(&escaped_path)..]);
-      let out = format!("{}{PANE_LINE_MARKER}\\t\\%3\\t0\\t{start}{CUT_MARKER}\\t{CUT_MARKER}{end}.\\t\\%3\n{PANE_LINE_MARKER}\\t\\%4\\t1\\tsh\\t/.\\t\\%4\n", our_output(&l));
-      let panes = parse_output(&out).expect("reads").panes.expect("a roster: the cut shifts no field");
+      let out = format!("{}{PANE_LINE_MARKER}\\t\\%3\\t0\\t{start}{CUT_MARKER}\\t{CUT_MARKER}{end}.\\t0\\t\\t\\t\\%3\n{PANE_LINE_MARKER}\\t\\%4\\t1\\tsh\\t/.\\t0\\t\\t\\t\\%4\n", our_output(&l));
+      let panes = parse_output(&out, &WINDOW).expect("reads").panes.expect("a roster: the cut shifts no field");
       prop_assert_eq!(panes.len(), 2);
       prop_assert!(command.starts_with(&panes[0].command), "{:?} of {:?}", panes[0].command, command);
       prop_assert!(path.ends_with(&panes[0].path), "{:?} of {:?}", panes[0].path, path);
@@ -993,7 +1112,7 @@ pub(crate) mod tests {
     fn a_plain_roster_reads_exactly_or_not_at_all(l in location(), panes in panes()) {
       let l = Location { pane_id: "%3".into(), ..l };
       prop_assume!(parse_plain_line(&plain_line(&l)).is_some());
-      let read = parse_output(&plain_output_with(&l, &panes)).expect("reads").panes;
+      let read = parse_output(&plain_output_with(&l, &panes), &WINDOW).expect("reads").panes;
       let plain = |s: &str| !s.contains('\n') && !s.contains(FIELD_SEP);
       let readable = panes.iter().all(|p| plain(&p.command) && plain(&p.path));
       prop_assert_eq!(read, readable.then_some(panes));

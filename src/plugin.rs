@@ -11,7 +11,7 @@ use napi_derive::napi;
 
 use crate::backoff::Backoff;
 use crate::change::{decide_injection, Injection};
-use crate::command::build_command;
+use crate::command::{build_command, Query, Scope};
 use crate::diagnostics::{query_failed_warning, Reason};
 use crate::parse::parse_output;
 use crate::refresh::Previous;
@@ -23,12 +23,30 @@ use crate::server::{checked_server, own_uid};
 pub struct Config {
   pub refresh_interval_ms: Option<f64>,
   pub query_timeout_ms: u32,
-  pub panes: bool,
+  /// `off`, `window` or `session`.
+  pub panes: String,
+  pub pane_options: Vec<String>,
+  pub pane_titles: bool,
+  pub clients: bool,
+}
+
+impl Config {
+  /// What a query asks tmux for.
+  fn query(&self) -> Query {
+    let panes = match self.panes.as_str() {
+      "window" => Scope::Window,
+      "session" => Scope::Session,
+      _ => Scope::Off,
+    };
+    Query { panes, pane_options: self.pane_options.clone(), pane_titles: self.pane_titles, clients: self.clients }
+  }
 }
 
 /// One applied plugin: what it was configured with, and what it remembers between steps.
 pub struct Plugin {
   config: Config,
+  /// What each query asks tmux for (from `config`).
+  query: Query,
   pid: u32,
   /// No query while a stuck tmux is given time.
   backoff: RefCell<Backoff<Instant>>,
@@ -44,6 +62,7 @@ pub struct Plugin {
 #[napi(ts_return_type = "ExternalObject<'tmux-context'>")]
 pub fn apply(config: Config, pid: u32) -> External<Plugin> {
   External::new(Plugin {
+    query: config.query(),
     config,
     pid,
     backoff: RefCell::default(),
@@ -114,11 +133,10 @@ pub fn read(
     }
     (_, Some(0.0)) => {
       plugin.backoff.borrow_mut().finished();
-      let Some(mut answer) = parse_output(stdout.as_deref().unwrap_or_default()) else {
+      // The roster and the clients only where they were asked for: with neither, the reading is the JS package's.
+      let Some(answer) = parse_output(stdout.as_deref().unwrap_or_default(), &plugin.query) else {
         return plugin.no_reading(Reason::Unreadable);
       };
-      // The roster only where it was asked for: without `panes`, the reading is the JS package's.
-      answer.panes = answer.panes.filter(|_| plugin.config.panes);
       plugin.last_reason.borrow_mut().take();
       let previous = compare.map(|state| Previous { state, time: 0.0, seq: None });
       return match decide_injection(&answer, previous.as_ref(), &turn, plugin.home.as_deref()) {
@@ -156,7 +174,7 @@ impl Plugin {
       Some((key, command)) if *key == tmux => command.clone(),
       _ => {
         let server = tmux.as_deref().and_then(|t| checked_server(t, std::path::Path::new("/proc"), own_uid()?));
-        let command = build_command(self.pid, server, self.config.panes);
+        let command = build_command(self.pid, server, &self.query);
         *made = Some((tmux, command.clone()));
         command
       }
@@ -187,7 +205,15 @@ mod tests {
   use crate::command::{EXIT_NOT_IN_TMUX, FIELD_SEP};
 
   fn plugin(refresh_interval_ms: Option<f64>) -> External<Plugin> {
-    apply(Config { refresh_interval_ms, query_timeout_ms: 250, panes: false }, 4242)
+    let config = Config {
+      refresh_interval_ms,
+      query_timeout_ms: 250,
+      panes: "off".into(),
+      pane_options: Vec::new(),
+      pane_titles: false,
+      clients: false,
+    };
+    apply(config, 4242)
   }
 
   /// What the JS package's format prints for session `s`, window 1 `w`, pane 0 `%3`.

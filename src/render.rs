@@ -4,8 +4,8 @@
 //! the JS package's rendering. Pure.
 
 use crate::bound::{self, Keep};
-use crate::panes::{parse_roster, render_roster, PaneRow, Roster};
-use crate::parse::Location;
+use crate::panes::{parse_roster, render_roster, PaneRow, Roster, WindowHead};
+use crate::parse::{Clients, Location};
 
 /// First line prefix of a rendered reading (`tmux location (turn <turn>):`).
 pub const READING_PREFIX: &str = "tmux location (turn ";
@@ -61,16 +61,49 @@ fn write_location(l: &Location) -> String {
   )
 }
 
-/// The compared state with the panes of the window after it, when given ([`render_state`]
-/// without), the roster cut so that the whole reading fits in [`bound::READING_MAX`] bytes however
-/// long the window name and the layout get.
-pub fn render_state_with_panes(location: &Location, panes: Option<&[PaneRow]>) -> String {
+/// Bytes kept for the clients line, so that the roster's room does not depend on the counts.
+const CLIENTS_ROOM: usize = 64;
+
+/// The clients line: `clients: 1 attached, 1 showing this window` (`clients: 1 attached` where
+/// tmux does not tell the second count, before 3.1).
+fn clients_line(clients: &Clients) -> String {
+  match clients.showing {
+    Some(showing) => format!("clients: {} attached, {showing} showing this window", clients.attached),
+    None => format!("clients: {} attached", clients.attached),
+  }
+}
+
+/// The clients line read back.
+fn parse_clients(line: &str) -> Option<Clients> {
+  let rest = line.strip_prefix("clients: ")?;
+  let count = |s: &str| s.parse::<u32>().ok().filter(|_| s.bytes().all(|b| b.is_ascii_digit()));
+  match rest.split_once(" attached, ") {
+    Some((attached, showing)) => {
+      Some(Clients { attached: count(attached)?, showing: Some(count(showing.strip_suffix(" showing this window")?)?) })
+    }
+    None => Some(Clients { attached: count(rest.strip_suffix(" attached")?)?, showing: None }),
+  }
+}
+
+/// The compared state: the location, then the clients line and the roster (its window heads and
+/// rows) when given ([`render_state`] without either), the roster cut so that the whole reading
+/// fits in [`bound::READING_MAX`] bytes however long the window name and the layout get.
+pub fn render_state_with_panes(
+  location: &Location,
+  clients: Option<&Clients>,
+  panes: Option<(&[WindowHead], &[PaneRow])>,
+) -> String {
   let shown = shown(location);
   let mut state = write_location(&shown);
-  if let Some(rows) = panes {
-    let budget = bound::READING_MAX.saturating_sub(FIRST_LINE_ROOM + location_room(&shown) + 1);
+  if let Some(clients) = clients {
     state.push('\n');
-    state.push_str(&render_roster(rows, budget));
+    state.push_str(&clients_line(clients));
+  }
+  if let Some((heads, rows)) = panes {
+    let clients_room = clients.map_or(0, |_| CLIENTS_ROOM);
+    let budget = bound::READING_MAX.saturating_sub(FIRST_LINE_ROOM + location_room(&shown) + clients_room + 1);
+    state.push('\n');
+    state.push_str(&render_roster(heads, rows, budget));
   }
   state
 }
@@ -80,11 +113,12 @@ pub fn render_reading(turn: &str, state: &str) -> String {
   format!("{READING_PREFIX}{turn}):\n{state}")
 }
 
-/// What a stored state names, its fields as shown ([`shown`]): the location, and the panes of its
-/// window when it lists them.
+/// What a stored state names, its fields as shown ([`shown`]): the location, the session's
+/// clients and the panes of its window (or session) when it tells them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct State {
   pub location: Location,
+  pub clients: Option<Clients>,
   pub panes: Option<Roster>,
 }
 
@@ -95,12 +129,24 @@ pub struct State {
 /// may follow.
 pub fn parse_state(state: &str) -> Option<State> {
   let (first, rest) = state.split_once('\n')?;
-  let (second, panes) = match rest.split_once('\n') {
-    Some((second, roster)) => (second, Some(parse_roster(roster)?)),
+  let (second, mut rest) = match rest.split_once('\n') {
+    Some((second, rest)) => (second, Some(rest)),
     None => (rest, None),
   };
   let location = parse_location(first, second)?;
-  Some(State { location, panes })
+  let clients = match rest.filter(|r| r.starts_with("clients: ")) {
+    Some(lines) => {
+      let (line, after) = lines.split_once('\n').map_or((lines, None), |(l, a)| (l, Some(a)));
+      rest = after;
+      Some(parse_clients(line)?)
+    }
+    None => None,
+  };
+  let panes = match rest {
+    Some(roster) => Some(parse_roster(roster)?),
+    None => None,
+  };
+  Some(State { location, clients, panes })
 }
 
 /// The location the first two lines of a state name, its fields as shown (before panes, the
@@ -160,7 +206,7 @@ mod tests {
   #[test]
   fn a_session_name_cannot_imitate_the_fields_after_it() {
     let l = loc("s, window 1 \"x\", pane 0 %3", "w, window 2 \"y\"");
-    assert_eq!(parse_state(&render_state(&l)), Some(State { location: shown(&l), panes: None }));
+    assert_eq!(parse_state(&render_state(&l)), Some(State { location: shown(&l), clients: None, panes: None }));
     assert_eq!(parse_state("session s, window 1 \"w\", pane 0 %3\nwindow active=1"), None);
     assert_eq!(parse_state("not a state"), None);
   }
@@ -179,7 +225,7 @@ mod tests {
       Pane { id: "%4".into(), index: "1".into(), command: "vim".into(), path: ODD_DIR.into(), ..Pane::default() },
     ];
     let rows = rows(&panes, "%3", Some("/home/u"));
-    let state = render_state_with_panes(&l, Some(&rows));
+    let state = render_state_with_panes(&l, None, Some((&[], &rows)));
     assert_eq!(
       render_reading("3", &state),
       "tmux location (turn 3):\n\
@@ -189,8 +235,11 @@ mod tests {
        pane 0 %3 (this agent) command \"node\" path \"~/proj\"\n\
        pane 1 %4 command \"vim\" path \"/tmp/we ird\\\"q\\\\t\\ttab\\nnl #{pane_id} $x;%\""
     );
-    assert_eq!(parse_state(&state), Some(State { location: shown(&l), panes: Some(Roster { rows, hidden: 0 }) }));
-    assert_eq!(render_state_with_panes(&l, None), render_state(&l));
+    assert_eq!(
+      parse_state(&state),
+      Some(State { location: shown(&l), clients: None, panes: Some(Roster { rows, ..Roster::default() }) })
+    );
+    assert_eq!(render_state_with_panes(&l, None, None), render_state(&l));
     for bad in [
       format!("{}\n", render_state(&l)),
       format!("{}\n{ROSTER_HEADER}", render_state(&l)),
@@ -236,14 +285,14 @@ mod tests {
     #[test]
     fn a_state_reads_back_as_its_location(l in location()) {
       let l = Location { window_index: l.window_index.replace(' ', "_"), pane_index: l.pane_index.replace(' ', "_"), ..l };
-      prop_assert_eq!(parse_state(&render_state(&l)), Some(State { location: shown(&l), panes: None }));
+      prop_assert_eq!(parse_state(&render_state(&l)), Some(State { location: shown(&l), clients: None, panes: None }));
     }
 
     #[test]
     fn a_reading_with_panes_has_one_line_a_pane_and_reads_back(l in location(), panes in panes(), home in prop::option::of("/home/[a-z]{1,3}")) {
       let l = Location { pane_id: "%3".into(), window_index: l.window_index.replace(' ', "_"), pane_index: l.pane_index.replace(' ', "_"), ..l };
       let rows = rows(&panes, "%3", home.as_deref());
-      let reading = render_reading("9", &render_state_with_panes(&l, Some(&rows)));
+      let reading = render_reading("9", &render_state_with_panes(&l, None, Some((&[], &rows))));
       let lines: Vec<&str> = reading.split('\n').collect();
       prop_assert_eq!(lines.len(), 4 + panes.len());
       prop_assert_eq!(lines[3], ROSTER_HEADER);
@@ -251,7 +300,7 @@ mod tests {
         let own = if pane.id == "%3" { " (this agent)" } else { "" };
         prop_assert!(line.starts_with(&format!("pane {} {}{own} command \"", pane.index, pane.id)), "{}", line);
       }
-      prop_assert_eq!(parse_state(state_of_text(&reading)), Some(State { location: shown(&l), panes: Some(Roster { rows, hidden: 0 }) }));
+      prop_assert_eq!(parse_state(state_of_text(&reading)), Some(State { location: shown(&l), clients: None, panes: Some(Roster { rows, ..Roster::default() }) }));
     }
 
     #[test]
