@@ -39,19 +39,45 @@ export interface Config {
      */
     queryTimeoutMs?: number;
     /**
-     * Also list the panes of the agent's window after the three lines of a reading: each pane's id,
-     * index, command and working directory (home as `~`), and which is the agent's own; never pane
-     * contents. Default `false`: the reading is byte for byte the JavaScript package's. Must be a
-     * boolean, else `apply` throws `TypeError('tmux-context: panes must be true or false, got <value> …')`.
+     * Also list panes after the three lines of a reading: `true` or `"window"` the panes of the agent's
+     * window, `"session"` those of every window of its session (the agent's window first, each window
+     * after a line `window <index> "<name>":`). Each pane's id, index, command and working directory
+     * (home as `~`), which is the agent's own, and how its program ended where tmux keeps the pane
+     * (`remain-on-exit`); never pane contents. Default `false`: the reading is byte for byte the
+     * JavaScript package's. Else `apply` throws
+     * `TypeError('tmux-context: panes must be true, false, "window" or "session", got <value> …')`.
      */
-    panes?: boolean;
+    panes?: boolean | 'window' | 'session';
+    /**
+     * With `panes` on, these tmux user options of each pane, shown after its path where set
+     * (` @agent-name "scout"`, cut to 64 characters); unset ones are left out. At most 4 distinct
+     * names, each `@` then 1 to 32 letters, digits, `_` or `-` (`/^@[A-Za-z0-9_-]{1,32}$/`), in a
+     * real array; a name listed twice is refused. Default `[]`. Else `apply` throws a `TypeError`
+     * naming the entry (`paneOptions[<index>]`), its value, the rule and where to change it.
+     */
+    paneOptions?: readonly string[];
+    /**
+     * With `panes` on, each pane's title after its options (` title "…"`, cut to 64 characters),
+     * unless it is tmux's default (the host name). A title change alone is never news. Default
+     * `false`. Must be a boolean, else `apply` throws
+     * `TypeError('tmux-context: paneTitles must be true or false, got <value> …')`.
+     */
+    paneTitles?: boolean;
+    /**
+     * A line after the location's three: `clients: 1 attached, 1 showing this window` (tmux 3.1+;
+     * older: `clients: 1 attached`), with `panes` on or off. News only when a count goes between 0
+     * and some. Default `false`. Must be a boolean, else `apply` throws
+     * `TypeError('tmux-context: clients must be true or false, got <value> …')`.
+     */
+    clients?: boolean;
 }
 /** Schemastery validation for {@link Config}. */
 export declare const Config: z<Config>;
 /**
  * Register a prepended `agent/pre-step` listener for the lifetime of `ctx`.
  * @param ctx - plugin context; the listener is disposed with it.
- * @param config - durable refresh scheduling and query bound.
- * @throws TypeError when `refreshIntervalMs`, `queryTimeoutMs` or `panes` is invalid.
+ * @param config - durable refresh scheduling, query bound and what a reading lists.
+ * @throws TypeError when `refreshIntervalMs`, `queryTimeoutMs`, `panes`, `paneOptions`, `paneTitles` or
+ *   `clients` is invalid.
  */
 export declare function apply(ctx: Context, config: Config): void;

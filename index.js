@@ -68,7 +68,15 @@ export const Config = saysWhere(
   z.object({
     refreshIntervalMs: z.number().description('Minimum ms between durable readings in one session; omit or 0 to inject on every change.'),
     queryTimeoutMs: z.number().description('Bound on one tmux query, ms (default 5000); passed to the executor as timeoutMs.'),
-    panes: z.boolean().description("Also list the panes of the agent's window (id, index, command, directory); default false."),
+    panes: z
+      .union([z.boolean(), z.const('window'), z.const('session')])
+      .description("Also list the panes of the agent's window (true or \"window\": id, index, command, directory), or of its whole session (\"session\"); default false."),
+    paneOptions: z
+      .array(z.string())
+      .default(undefined)
+      .description('With panes on, show these tmux user options of each pane where set (at most 4 distinct names such as "@agent-name": @ then 1 to 32 letters, digits, _ or -); default none.'),
+    paneTitles: z.boolean().description("With panes on, show each pane's title unless it is tmux's default (the host name); default false."),
+    clients: z.boolean().description('Add a line saying how many clients are attached to the session and how many show the agent\'s window; default false.'),
   }),
 )
 
@@ -106,13 +114,45 @@ function nearest(key) {
 /** The config's values, each read once (a null config throws the JS package's TypeError); a bad one throws a TypeError naming it. */
 function checkConfig(config) {
   const refreshIntervalMs = config.refreshIntervalMs
-  const [timeout, listed] = [config.queryTimeoutMs, config.panes]
-  const [queryTimeoutMs, panes] = [timeout === undefined ? 5000 : timeout, listed === undefined ? false : listed]
+  const [timeout, listed, options, titles, clients] = [config.queryTimeoutMs, config.panes, config.paneOptions, config.paneTitles, config.clients]
+  const queryTimeoutMs = timeout === undefined ? 5000 : timeout
   const bad = (field, rule, value) => new TypeError(`tmux-context: ${field} must be ${rule}, got ${String(value)} ${WHERE}`)
   if (refreshIntervalMs !== undefined && !(Number.isSafeInteger(refreshIntervalMs) && refreshIntervalMs >= 0)) throw bad('refreshIntervalMs', 'a non-negative safe integer', refreshIntervalMs)
   if (!(Number.isSafeInteger(queryTimeoutMs) && queryTimeoutMs >= 1 && queryTimeoutMs <= 2147483647)) throw bad('queryTimeoutMs', 'a positive safe integer no greater than 2147483647', queryTimeoutMs)
-  if (typeof panes !== 'boolean') throw bad('panes', 'true or false', panes)
-  return { refreshIntervalMs, queryTimeoutMs, panes }
+  const panes = listed === undefined ? 'off' : PANES.get(listed)
+  if (panes === undefined) throw bad('panes', 'true, false, "window" or "session"', listed)
+  const paneOptions = optionNames(options, bad)
+  for (const [field, value] of [['paneTitles', titles], ['clients', clients]]) if (value !== undefined && typeof value !== 'boolean') throw bad(field, 'true or false', value)
+  return { refreshIntervalMs, queryTimeoutMs, panes, paneOptions, paneTitles: titles === true, clients: clients === true }
+}
+
+/** What each accepted `panes` value asks for: `true` is the window, as before `"session"` was. */
+const PANES = new Map([[false, 'off'], [true, 'window'], ['window', 'window'], ['session', 'session']])
+
+/** A tmux user option name `paneOptions` may list: it enters the tmux command, so nothing else may. */
+const OPTION_NAME = /^@[A-Za-z0-9_-]{1,32}$/
+
+/**
+ * `paneOptions` as a new list of at most 4 distinct option names (none where absent), its length and each entry
+ * read once; else the TypeError naming the entry (its index), its value (a string JSON-quoted, so that a space
+ * shows) and the rule. A name listed twice is refused, not merged: the list is short, and a slip is told.
+ */
+function optionNames(options, bad) {
+  if (options === undefined) return []
+  const show = (value) => (typeof value === 'string' ? JSON.stringify(value) : String(value))
+  const rule = 'a list of at most 4 tmux user option names such as ["@agent-name"]'
+  if (!Array.isArray(options)) throw bad('paneOptions', rule, show(options))
+  const length = options.length
+  if (length > 4) throw bad('paneOptions', rule, quietly(() => JSON.stringify(options), `${length} names`))
+  const names = []
+  for (let i = 0; i < length; i++) {
+    const name = options[i]
+    if (typeof name !== 'string' || !OPTION_NAME.test(name)) throw bad(`paneOptions[${i}]`, 'a tmux user option name: @ then 1 to 32 letters, digits, _ or -', show(name))
+    const first = names.indexOf(name)
+    if (first !== -1) throw bad(`paneOptions[${i}]`, `a name not listed before (paneOptions[${first}] is ${show(name)})`, show(name))
+    names.push(name)
+  }
+  return names
 }
 
 /** Registers the prepended `agent/pre-step` listener; a bad config throws, an unknown key warns once. Where no build loads, it warns once why. */

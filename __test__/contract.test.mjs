@@ -2,6 +2,7 @@
 // side by side in real Cordis contexts: what one does, the other must do too.
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -140,7 +141,7 @@ describe('config slips, as Cordis loads the plugin with its config (issue 39)', 
     const { ctx, warnings } = await context()
     await mount(native, { pane: true }, { ctx })
     expect(warnings).toEqual([
-      `tmux-context: unknown config key pane (did you mean panes?) ignored; the known keys are refreshIntervalMs, queryTimeoutMs, panes ${WHERE}`,
+      `tmux-context: unknown config key pane (did you mean panes?) ignored; the known keys are refreshIntervalMs, queryTimeoutMs, panes, paneOptions, paneTitles, clients ${WHERE}`,
     ])
     const { decision } = await preStep(ctx, makeAgent())
     const [reading] = readings(decision).map((m) => m.content[0].text)
@@ -159,7 +160,7 @@ describe('config slips, as Cordis loads the plugin with its config (issue 39)', 
     const { ctx, warnings } = await context()
     await mount(native, { refreshInterval: 0, timeout: 100, panes: false }, { ctx })
     expect(warnings).toEqual([
-      `tmux-context: unknown config keys refreshInterval (did you mean refreshIntervalMs?), timeout (did you mean queryTimeoutMs?) ignored; the known keys are refreshIntervalMs, queryTimeoutMs, panes ${WHERE}`,
+      `tmux-context: unknown config keys refreshInterval (did you mean refreshIntervalMs?), timeout (did you mean queryTimeoutMs?) ignored; the known keys are refreshIntervalMs, queryTimeoutMs, panes, paneOptions, paneTitles, clients ${WHERE}`,
     ])
     const quiet = await context()
     await mount(native, { refreshIntervalMs: 0, queryTimeoutMs: 100, panes: true }, { ctx: quiet.ctx })
@@ -167,14 +168,23 @@ describe('config slips, as Cordis loads the plugin with its config (issue 39)', 
   })
 
   it.each([
-    [{ panes: 'yes' }, '$.panes expected boolean but got yes'],
-    [{ panes: 1 }, '$.panes expected boolean but got 1'],
+    [{ panes: 'yes' }, '$.panes expected boolean | "window" | "session" but got "yes"'],
+    [{ panes: 1 }, '$.panes expected boolean | "window" | "session" but got 1'],
     [{ refreshIntervalMs: 'soon' }, '$.refreshIntervalMs expected number but got soon'],
     [{ queryTimeoutMs: true }, '$.queryTimeoutMs expected number but got true'],
+    // The keys around the agent (issue 42): each type refused where Cordis checks it.
+    [{ panes: 'pane' }, '$.panes expected boolean | "window" | "session" but got "pane"'],
+    [{ paneOptions: '@agent-name' }, '$.paneOptions expected array but got @agent-name'],
+    [{ paneOptions: { 0: '@agent-name', length: 1 } }, '$.paneOptions expected array but got [object Object]'],
+    [{ paneOptions: ['@agent-name', 1] }, '$.paneOptions[1] expected string but got 1'],
+    [{ paneTitles: 'yes' }, '$.paneTitles expected boolean but got yes'],
+    [{ clients: 1 }, '$.clients expected boolean but got 1'],
   ])('%j, rejected by the config layer (schemastery) before the plugin runs, says where to change it', async (config, said) => {
     const { ctx } = await context()
-    const load = mount(native, config, { ctx })
-    await expect(load).rejects.toThrow(`invalid config:\n  - ${said} ${WHERE} (at ${Object.keys(config)[0]})`)
+    // What it threw, or that it loaded (a Cordis fiber is no value for the failure to print).
+    const thrown = await mount(native, config, { ctx }).then(() => 'it loaded', (error) => error.message)
+    const at = [Object.keys(config)[0], ...(said.match(/\[(\d+)\]/)?.slice(1) ?? [])].join('.')
+    expect(thrown).toContain(`invalid config:\n  - ${said} ${WHERE} (at ${at})`)
   })
 
   it.each([
@@ -189,6 +199,105 @@ describe('config slips, as Cordis loads the plugin with its config (issue 39)', 
     expect(ours).toBeInstanceOf(TypeError)
     expect(theirs).toBeInstanceOf(TypeError)
     expect(ours.message).toBe(`${theirs.message} ${WHERE}`)
+  })
+})
+
+describe('the keys around the agent (issue 42), as Cordis loads the plugin with its config', () => {
+  const require = createRequire(import.meta.url)
+  /** The build index.js loaded (the module whose exports are its apply, plan and read). */
+  const binding = () =>
+    Object.values(require.cache).find((m) => /\.(node|wasi\.cjs)$/.test(m?.filename) && ['apply', 'plan', 'read'].every((f) => typeof m.exports?.[f] === 'function')).exports
+
+  /** A real Cordis Context loading the plugin with `config`: its warnings, and the config the build was applied with. */
+  async function load(config) {
+    const ctx = new Context()
+    await ctx.plugin(AgentRegistry)
+    const warnings = []
+    vi.spyOn(ctx.logger, 'warn').mockImplementation((...args) => void warnings.push(args.map(String).join(' ')))
+    const apply = vi.spyOn(binding(), 'apply')
+    const mounted = await mount(native, config, { ctx })
+    return { ...mounted, warnings, applied: apply.mock.calls.map(([checked]) => checked) }
+  }
+
+  const OFF = { refreshIntervalMs: undefined, queryTimeoutMs: 5000, panes: 'off', paneOptions: [], paneTitles: false, clients: false }
+  it.each([
+    [{}, OFF],
+    [{ panes: false }, OFF],
+    [{ panes: true }, { ...OFF, panes: 'window' }],
+    [{ panes: 'window' }, { ...OFF, panes: 'window' }],
+    [{ panes: 'session' }, { ...OFF, panes: 'session' }],
+    [{ paneOptions: [] }, OFF],
+    [{ panes: true, paneOptions: ['@agent-name', '@role', '@task_id', '@X-9'] }, { ...OFF, panes: 'window', paneOptions: ['@agent-name', '@role', '@task_id', '@X-9'] }],
+    // The longest name: @ and 32 characters.
+    [{ panes: true, paneOptions: [`@${'a'.repeat(32)}`] }, { ...OFF, panes: 'window', paneOptions: [`@${'a'.repeat(32)}`] }],
+    [{ panes: 'session', paneTitles: true }, { ...OFF, panes: 'session', paneTitles: true }],
+    [{ paneTitles: false, clients: true }, { ...OFF, clients: true }],
+    [
+      { refreshIntervalMs: 0, queryTimeoutMs: 100, panes: 'session', paneOptions: ['@agent-name'], paneTitles: true, clients: true },
+      { refreshIntervalMs: 0, queryTimeoutMs: 100, panes: 'session', paneOptions: ['@agent-name'], paneTitles: true, clients: true },
+    ],
+  ])('%j loads without a warning, and the build is applied with %j', async (config, checked) => {
+    expect(native.Config(config)).toEqual(config)
+    const { warnings, applied } = await load(config)
+    expect(warnings).toEqual([])
+    expect(applied).toHaveLength(1)
+    expect(applied[0]).toStrictEqual(checked)
+    // The build's Config, key for key and in this order.
+    expect(Object.keys(applied[0])).toEqual(['refreshIntervalMs', 'queryTimeoutMs', 'panes', 'paneOptions', 'paneTitles', 'clients'])
+  })
+
+  it('every key spelled out at its default: the same command and the same reading as no key at all', async () => {
+    const off = { panes: false, paneOptions: [], paneTitles: false, clients: false }
+    const [spelled, none] = [await load(off), await load({})]
+    expect(spelled.warnings).toEqual([])
+    const [a, b] = [await preStep(spelled.ctx, makeAgent()), await preStep(none.ctx, makeAgent())]
+    expect(spelled.record.resolved[0].command).toBe(none.record.resolved[0].command)
+    expect(readings(a.decision).map(withoutId)).toEqual(readings(b.decision).map(withoutId))
+  })
+
+  const NAME = 'a tmux user option name: @ then 1 to 32 letters, digits, _ or -'
+  const LIST = 'a list of at most 4 tmux user option names such as ["@agent-name"]'
+  it.each([
+    [['@a', '@b', '@c', '@d', '@e'], `paneOptions must be ${LIST}, got ["@a","@b","@c","@d","@e"]`],
+    [['@agent name'], `paneOptions[0] must be ${NAME}, got "@agent name"`],
+    [['@agent-name', '@x;rm -rf'], `paneOptions[1] must be ${NAME}, got "@x;rm -rf"`],
+    [['@agent-name', '@x\n'], `paneOptions[1] must be ${NAME}, got "@x\\n"`],
+    [[`@${'a'.repeat(33)}`], `paneOptions[0] must be ${NAME}, got "@${'a'.repeat(33)}"`],
+    [['agent-name'], `paneOptions[0] must be ${NAME}, got "agent-name"`],
+    [['@'], `paneOptions[0] must be ${NAME}, got "@"`],
+    [['@#{pane_pid}'], `paneOptions[0] must be ${NAME}, got "@#{pane_pid}"`],
+    [['@role', '@task', '@role'], `paneOptions[2] must be a name not listed before (paneOptions[0] is "@role"), got "@role"`],
+    [null, `paneOptions must be ${LIST}, got null`],
+  ])('paneOptions %j: Cordis loads the plugin, which refuses it naming the entry, the value, the rule and where to change it', async (paneOptions, said) => {
+    const ctx = new Context()
+    await ctx.plugin(AgentRegistry)
+    const thrown = await mount(native, { panes: true, paneOptions }, { ctx }).then(() => undefined, (error) => error)
+    expect(thrown).toBeInstanceOf(TypeError)
+    expect(thrown.message).toBe(`tmux-context: ${said} ${WHERE}`)
+  })
+
+  it.each([
+    [{ paneOptions: '@agent-name' }, `paneOptions must be ${LIST}, got "@agent-name"`],
+    [{ paneOptions: { 0: '@agent-name', length: 1 } }, `paneOptions must be ${LIST}, got [object Object]`],
+    [{ paneOptions: ['@agent-name', 1] }, `paneOptions[1] must be ${NAME}, got 1`],
+    // eslint-disable-next-line no-sparse-arrays
+    [{ paneOptions: [, '@agent-name'] }, `paneOptions[0] must be ${NAME}, got undefined`],
+    [{ paneTitles: 'yes' }, 'paneTitles must be true or false, got yes'],
+    [{ paneTitles: null }, 'paneTitles must be true or false, got null'],
+    [{ clients: 1 }, 'clients must be true or false, got 1'],
+    [{ clients: 'true' }, 'clients must be true or false, got true'],
+  ])('%j given to apply itself (past the config layer): the TypeError names the field, the value, the rule and where', (config, said) => {
+    const call = () => native.apply({ on() {} }, config)
+    expect(call).toThrow(TypeError)
+    expect(call).toThrow(`tmux-context: ${said} ${WHERE}`)
+  })
+
+  it('paneOptions is read once, entry by entry, and the build gets a copy: a list changed after load changes nothing', async () => {
+    const names = ['@agent-name']
+    const { applied } = await load({ panes: true, paneOptions: names })
+    names.push('@x;rm -rf')
+    expect(applied[0].paneOptions).toEqual(['@agent-name'])
+    expect(applied[0].paneOptions).not.toBe(names)
   })
 })
 
@@ -614,12 +723,14 @@ describe('beyond the JS package: a bounded query', () => {
 
   it.each([
     ['yes', 'yes'],
+    ['pane', 'pane'],
+    ['Session', 'Session'],
     [1, '1'],
     [null, 'null'],
   ])('panes %s fails at load with a TypeError that names it and where to change it', (value, shown) => {
     const call = () => native.apply({ on() {} }, { panes: value })
     expect(call).toThrow(TypeError)
-    expect(call).toThrow(`tmux-context: panes must be true or false, got ${shown} (change it under config: of the tmux-context row in your profile's cordis.patch.yml, or cordis.yml)`)
+    expect(call).toThrow(`tmux-context: panes must be true, false, "window" or "session", got ${shown} (change it under config: of the tmux-context row in your profile's cordis.patch.yml, or cordis.yml)`)
   })
 
   it('an executor that ignores the bound cannot hold the turn: native passes through, JS still waits', async () => {

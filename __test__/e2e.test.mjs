@@ -191,7 +191,7 @@ describe('e2e: the real dsh CLI in a real tmux pane', () => {
     expect(t.request.readings.map((r) => r.text)).toEqual([t.expected])
     const slips = t.stderr.split('\n').filter((l) => l.includes('unknown config key'))
     expect(slips).toEqual([
-      `warn [tmux-context] tmux-context: unknown config key pane (did you mean panes?) ignored; the known keys are refreshIntervalMs, queryTimeoutMs, panes ${WHERE}`,
+      `warn [tmux-context] tmux-context: unknown config key pane (did you mean panes?) ignored; the known keys are refreshIntervalMs, queryTimeoutMs, panes, paneOptions, paneTitles, clients ${WHERE}`,
     ])
   }, 180_000)
 
@@ -201,7 +201,7 @@ describe('e2e: the real dsh CLI in a real tmux pane', () => {
     const [t] = report.tasks
     expect(t.exitCode, show(report)).toBe(1)
     expect(report.requests).toBe(0)
-    expect(t.stderr).toContain(`$.panes expected boolean but got yes ${WHERE} (at panes)`)
+    expect(t.stderr).toContain(`$.panes expected boolean | "window" | "session" but got "yes" ${WHERE} (at panes)`)
   }, 180_000)
 
   it('a platform with no build of the package (only the main tarball installed): dsh boots, runs the task, and the plugin warns once', async () => {

@@ -311,7 +311,9 @@ describe('loading: an error for a broken install, a warned no-op where no build 
         [{ refreshIntervalMs: 1.5 }, 'TypeError: tmux-context: refreshIntervalMs must be a non-negative safe integer, got 1.5'],
         [{ refreshIntervalMs: '60000' }, 'TypeError: tmux-context: refreshIntervalMs must be a non-negative safe integer, got 60000'],
         [{ queryTimeoutMs: 0 }, 'TypeError: tmux-context: queryTimeoutMs must be a positive safe integer no greater than 2147483647, got 0'],
-        [{ panes: 'yes' }, 'TypeError: tmux-context: panes must be true or false, got yes'],
+        [{ panes: 'yes' }, 'TypeError: tmux-context: panes must be true, false, "window" or "session", got yes'],
+        [{ paneOptions: ['@x;rm -rf'] }, 'TypeError: tmux-context: paneOptions[0] must be a tmux user option name: @ then 1 to 32 letters, digits, _ or -, got "@x;rm -rf"'],
+        [{ clients: 'yes' }, 'TypeError: tmux-context: clients must be true or false, got yes'],
       ].map(([config, message]) => [config, `${message} (change it under config: of the tmux-context row in your profile's cordis.patch.yml, or cordis.yml)`])) {
         expect(firstStep(dir, { config }).result.configError).toBe(message)
         let nativeError

@@ -28,5 +28,20 @@ export async function compose(): Promise<void> {
   const wrong: Config = { refreshIntervalMs: '60000' }
   // @ts-expect-error queryTimeoutMs is a number of milliseconds
   const wrongTimeout: Config = { queryTimeoutMs: true }
-  void [wrong, wrongTimeout]
+  // The keys around the agent (issue 42): panes as a boolean or a scope, a list of option names, two flags.
+  const around: Config[] = [
+    { panes: true, paneOptions: ['@agent-name'], paneTitles: true, clients: true },
+    { panes: 'window' },
+    { panes: 'session', paneOptions: ['@role', '@task'] as const },
+    { clients: true },
+  ]
+  // @ts-expect-error panes is true, false, "window" or "session"
+  const wrongPanes: Config = { panes: 'pane' }
+  // @ts-expect-error paneOptions is a list of names
+  const wrongOptions: Config = { paneOptions: '@agent-name' }
+  // @ts-expect-error paneTitles is a boolean
+  const wrongTitles: Config = { paneTitles: 'yes' }
+  // @ts-expect-error clients is a boolean
+  const wrongClients: Config = { clients: 1 }
+  void [wrong, wrongTimeout, around, wrongPanes, wrongOptions, wrongTitles, wrongClients]
 }
