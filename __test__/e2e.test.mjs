@@ -96,11 +96,14 @@ describe('e2e: the real dsh CLI in a real tmux pane', () => {
     const report = await runWebSession()
     expect(failed(report), show(report)).toEqual([])
     expect(report.ok).toBe(true)
-    // turn 1: the session's first; 2 and 6: nothing changed; 3: rename; 4: split; 5: `cd src` in the sibling.
-    expect(report.turns.map((t) => t.request.fresh.length)).toEqual([1, 0, 1, 1, 1, 0])
+    // turn 1: the session's first; 2: nothing changed; 3: rename; 4: split; 5: `cd src` in the sibling;
+    // 6: the sibling's program ended with status 3 (issue 42).
+    expect(report.turns.map((t) => t.request.fresh.length)).toEqual([1, 0, 1, 1, 1, 1])
     expect(report.turns[2].request.fresh[0].text).toContain('window 0 "demo-renamed"')
     expect(report.turns[3].request.fresh[0].text).toMatch(/\npane 1 %\d+ command "sh" path "[^"]*\/work"$/)
     expect(report.turns[4].request.fresh[0].text).toMatch(/\npane 1 %\d+ command "sh" path "[^"]*\/work\/src"$/)
+    // tmux names no directory for a dead pane.
+    expect(report.turns[5].request.fresh[0].text).toMatch(/\npane 1 %\d+ command "sh" path "" exited 3$/)
     expect(report.probe.files).toHaveLength(1)
   }, 240_000)
 

@@ -5,7 +5,8 @@
 // session and each `session.prompt` queues a message to it, one turn each (what the browser's text box
 // does). The plugin is installed and mounted as in cli.mjs, into the `web` profile; `dsh` runs in the pane
 // of a private tmux server; this orchestrator sends the prompts, makes the user's changes between them
-// (a window rename, a split, a `cd` in the sibling pane), and checks each turn's reading, or its absence,
+// (a window rename, a split, a `cd` in the sibling pane, its program ending with status 3), and checks each
+// turn's reading, or its absence,
 // in the persisted session log and in the request the model received.
 //
 // CLI:    node web-session.mjs [--no-panes] [--timeout-ms MS] [--keep]   (prints a JSON report)
@@ -32,7 +33,7 @@ export const WEB_TURNS = [
   { change: 'rename', why: 'the window renamed' },
   { change: 'split', why: 'the window split: a sibling pane running sh' },
   { change: 'cd', why: 'a `cd src` typed in the sibling pane' },
-  { change: undefined, why: 'nothing changed' },
+  { change: 'exit', why: 'the sibling pane\'s program ended with status 3 (remain-on-exit keeps the pane)' },
 ]
 
 /** The shell command a user would type for a change, and doing it. */
@@ -44,12 +45,19 @@ function change (kind, { tmux, work }) {
   }
   if (kind === 'split') {
     tmux.sibling = tmux.run('split-window', '-d', '-h', '-t', tmux.paneId, '-c', work, '-P', '-F', '#{pane_id}', 'sh').trim()
-    return `${t} split-window -d -h sh   # the new pane ${tmux.sibling}, beside the agent's`
+    tmux.run('set-option', '-p', '-t', tmux.sibling, 'remain-on-exit', 'on')
+    return `${t} split-window -d -h sh; ${t} set -p remain-on-exit on   # the new pane ${tmux.sibling}, beside the agent's, kept when its program ends`
   }
   if (kind === 'cd') {
     mkdirSync(join(work, 'src'), { recursive: true })
     tmux.run('send-keys', '-t', tmux.sibling, 'cd src', 'Enter')
     return `cd src   # typed in the pane ${tmux.sibling}`
+  }
+  if (kind === 'exit') {
+    // tmux up to 3.6 may mark a pane dead before it has the status, and then never shows one; a job
+    // in the background holds the terminal open a moment, so that tmux has the status first.
+    tmux.run('send-keys', '-t', tmux.sibling, 'sleep 1 & exit 3', 'Enter')
+    return `sleep 1 & exit 3   # typed in the pane ${tmux.sibling}: its sh ends with status 3 (the sleep keeps its terminal open a moment)`
   }
   throw new Error(`unknown change ${kind}`)
 }
@@ -88,6 +96,10 @@ export function runWebSession (opts = {}) {
       if (turn.change === 'cd') {
         await waitUntil('the sibling pane to be in src', deadline, () =>
           (tmux.run('display-message', '-p', '-t', tmux.sibling, '#{pane_current_path}').trim() === join(s.work, 'src') ? true : undefined))
+      }
+      if (turn.change === 'exit') {
+        await waitUntil('the sibling pane to be dead with its status', deadline, () =>
+          (tmux.run('display-message', '-p', '-t', tmux.sibling, '#{pane_dead}#{pane_dead_status}').trim() === '13' ? true : undefined))
       }
       if (turn.change === 'split') {
         // tmux starts it as `$SHELL -c sh`: for a few milliseconds its command reads as that shell.
