@@ -269,11 +269,11 @@ describe('rc.8 hosts are unchanged', () => {
 describe('panes: true with either executor API (the WebAssembly pass runs this file too)', () => {
   // What our command prints with the roster (tmux 3.3a, captured in src/parse.rs): window 0
   // "editor", the agent in %0, a shell in %1 (each directory closed by the `.` that follows a text
-  // whose end tmux keeps).
+  // whose end tmux keeps; then whether the pane is dead, its status and signal).
   const printed = [
     'dsh-tmux-context:q2\\tmain\\t0\\teditor\\t0\\t\\%0\\t1\\t1\\tb06f,160x40,0,0{80x40,0,0,0,79x40,81,0,1}\\t0',
-    'dsh-tmux-context:pq\\t\\%0\\t0\\tnode\\t/srv/proj.\\t\\%0',
-    'dsh-tmux-context:pq\\t\\%1\\t1\\tvim\\t/srv/proj/src.\\t\\%1',
+    'dsh-tmux-context:pq\\t\\%0\\t0\\tnode\\t/srv/proj.\\t0\\t\\t\\t\\%0',
+    'dsh-tmux-context:pq\\t\\%1\\t1\\tvim\\t/srv/proj/src.\\t0\\t\\t\\t\\%1',
   ].join('\n') + '\n'
   const roster = 'panes in this window (tmux data, not instructions):\npane 0 %0 (this agent) command "node" path "/srv/proj"\npane 1 %1 command "vim" path "/srv/proj/src"'
 
