@@ -64,6 +64,9 @@ const tmux = wanted('tmux') ? await phase('first step in a real tmux pane', () =
 const tmuxPanes = wanted('tmux') ? await phase('first step in a real tmux pane, panes: true', () => tmuxLatency({ ...(quick ? { rounds: 2, iterations: 3 } : { rounds: 10, iterations: 7 }), config: { panes: true } })) : skipped
 // Issue 38: what a hostile window costs, ours with panes: true (the JS package reads its three lines).
 const tmuxLongName = wanted('tmux') ? await phase('first step in a real tmux pane, a 100,000-character window name', () => tmuxLatency({ ...(quick ? { rounds: 2, iterations: 3 } : { rounds: 6, iterations: 5 }), config: { panes: true }, windowName: 'w'.repeat(100_000) })) : skipped
+// Issue 42: every key around the agent on, in a window of three panes.
+const everyKey = { panes: 'session', paneOptions: ['@agent-name', '@role'], paneTitles: true, clients: true }
+const tmuxEveryKey = wanted('tmux') ? await phase('first step in a real tmux pane, every key on', () => tmuxLatency({ ...(quick ? { rounds: 2, iterations: 3 } : { rounds: 10, iterations: 7 }), config: everyKey, siblings: 2 })) : skipped
 const tmuxManyPanes = wanted('tmux') ? await phase('first step in a real tmux pane, 40 panes', () => tmuxLatency({ ...(quick ? { rounds: 2, iterations: 3 } : { rounds: 6, iterations: 5 }), config: { panes: true }, siblings: 39 })) : skipped
 const spawned = wanted('tmux') ? await phase('processes per query (strace)', () => spawnCounts()) : skipped
 // 3. Import + apply, fresh process per sample.
@@ -118,6 +121,7 @@ if (!tmuxPanes.skipped) row('2b. the same, ours with `panes: true` in a window o
 for (const [label, r] of [
   ['2c. the same as 2b, the window named with 100,000 characters', tmuxLongName],
   ['2d. the same as 2b, in a window of 40 panes', tmuxManyPanes],
+  ['2e. the same as 2b, every key on (`panes: "session"`, two `paneOptions`, `paneTitles`, `clients`)', tmuxEveryKey],
 ]) {
   if (r.skipped) continue
   row(label, r.native.median, r.js.median, { samples: `${r.native.n} + ${r.js.n}` })

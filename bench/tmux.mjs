@@ -47,6 +47,8 @@ export async function tmuxLatency({ rounds = 6, iterations = 6, config = {}, sib
         first[impl].push(result.durationsMs[0])
         readingChars[impl].push(result.readings[0].length)
         samples[impl].push(...result.durationsMs.slice(1))
+        // The next round in a session of the same size (remain-on-exit keeps a window whose probe ended).
+        server.tmux('kill-window', '-t', pane)
       }
       log(`round ${r + 1}/${rounds} done`)
     }
