@@ -772,14 +772,16 @@ mod tests {
       (a.parse::<u32>().unwrap(), b.parse::<u32>().unwrap()) >= (major, minor)
     };
     server.tmux(&["set-option", "-g", "remain-on-exit", "on"]);
-    let exited = server.tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "%0", "exit 3"]);
-    let killed = server.tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "%0", "kill -TERM $$"]);
+    // A `sleep 1` left behind (not a child) holds each terminal open a moment after its program
+    // ends, so that tmux up to 3.6 has the status before it marks the pane dead.
+    let exited = server.tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "%0", "(sleep 1 &); exit 3"]);
+    let killed = server.tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "%0", "(sleep 1 &); kill -TERM $$"]);
     let scope = if at_least(3, 0) { "-p" } else { "-w" };
     server.tmux(&["set-option", scope, "-t", "%1", "@agent-name", "scout \"1\""]);
     server.tmux(&["select-pane", "-t", "%1", "-T", "building"]);
     server.tmux(&["new-window", "-d", "-n", "logs", "-t", "main:", "exec sleep 60"]);
     let started = std::time::Instant::now();
-    // tmux may mark a pane dead before it knows the status (up to 3.6): wait for both.
+    // Both dead, with their status.
     while server
       .tmux(&["list-panes", "-t", "%0", "-F", "#{pane_dead}#{pane_dead_status}"])
       .lines()
