@@ -1,6 +1,6 @@
 //! How much of tmux's text a reading may hold: every field the model reads (session name, window
 //! name, a pane's command and directory) at most [`FIELD_MAX`] characters as shown, quotes and
-//! marker included; the layout at most [`LAYOUT_MAX`]; at most [`PANES_MAX`] panes listed and no
+//! marker included, an option's value or a title [`SHORT_FIELD_MAX`]; the layout at most [`LAYOUT_MAX`]; at most [`PANES_MAX`] panes listed and no
 //! reading over [`READING_MAX`] bytes (the roster's share is `panes.rs`'s). A longer field is cut,
 //! keeping what identifies it (the start of a name or a command, the end of a directory), quoted,
 //! then a marker outside the quotes that says how much was cut: no value can end in it, since it
@@ -13,6 +13,8 @@ use crate::quote::json_quote;
 
 /// Characters of one field as the model reads it, quotes and marker included.
 pub const FIELD_MAX: usize = 200;
+/// Characters of a short field (an option's value, a title) as the model reads it.
+pub const SHORT_FIELD_MAX: usize = 64;
 /// Bytes of the window layout as shown (tmux writes one cell of about 15 for each pane).
 pub const LAYOUT_MAX: usize = 1024;
 /// Panes listed in one reading; the rest are counted on one line.

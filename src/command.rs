@@ -114,9 +114,6 @@ pub fn option_name_ok(name: &str) -> bool {
   (1..=32).contains(&rest.len()) && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// Characters an option's value or a title shows at most; tmux keeps twice as many cells.
-pub const SHORT_FIELD_MAX: usize = 64;
-
 /// One roster entry's fields, in query (and parse) order, each with how it is asked for: the pane
 /// id, its index, command and directory, whether it is dead and how its program ended; with the
 /// session's panes, its window's index, name and `automatic-rename`; the options asked for; the
@@ -138,7 +135,7 @@ pub fn roster_fields(query: &Query) -> Vec<(String, Ask)> {
     fields.push(("window_name".into(), Ask::Cut(Keep::Start, CUT_WIDTH)));
     fields.push(("automatic-rename".into(), Ask::Plain));
   }
-  let short = Ask::Cut(Keep::Start, 2 * SHORT_FIELD_MAX);
+  let short = Ask::Cut(Keep::Start, 2 * bound::SHORT_FIELD_MAX);
   fields.extend(query.option_names().map(|name| (name.clone(), short)));
   if query.pane_titles {
     fields.push(("pane_title".into(), Ask::Title));
@@ -198,7 +195,10 @@ fn field(name: &str, ask: Ask, escaped: bool) -> String {
   match ask {
     Ask::Cut(keep, cells) => bounded(name, keep, cells, escaped),
     Ask::Title => {
-      format!("#{{?#{{==:#{{{name}}},#{{host}}}},,{}}}", bounded(name, Keep::Start, 2 * SHORT_FIELD_MAX, escaped))
+      format!(
+        "#{{?#{{==:#{{{name}}},#{{host}}}},,{}}}",
+        bounded(name, Keep::Start, 2 * bound::SHORT_FIELD_MAX, escaped)
+      )
     }
     Ask::Quoted if escaped => format!("#{{q:{name}}}"),
     Ask::Plain | Ask::Quoted => format!("#{{{name}}}"),
@@ -676,10 +676,10 @@ mod tests {
       std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let (code, off) = server.run(&build_command(pane_pid, None, &asked(false)));
-    assert_eq!(code, 0, "{off}");
+    assert_eq!(code, 0, "{tmux}: {off}");
     let off = parse_output(&off, &asked(true)).expect("a location");
     let (code, on) = server.run(&build_command(pane_pid, None, &asked(true)));
-    assert_eq!(code, 0, "{on}");
+    assert_eq!(code, 0, "{tmux}: {on}");
     let on = parse_output(&on, &asked(true)).expect("a location");
     assert_eq!(off.panes, None);
     assert_eq!((&on.location, on.automatic_rename, &on.winlinks), (&off.location, off.automatic_rename, &off.winlinks));
@@ -775,7 +775,8 @@ mod tests {
     // A `sleep 1` left behind (not a child) holds each terminal open a moment after its program
     // ends, so that tmux up to 3.6 has the status before it marks the pane dead.
     let exited = server.tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "%0", "(sleep 1 &); exit 3"]);
-    let killed = server.tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "%0", "(sleep 1 &); kill -TERM $$"]);
+    let killed =
+      server.tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "%0", "(sleep 1 &); kill -TERM $$"]);
     let scope = if at_least(3, 0) { "-p" } else { "-w" };
     server.tmux(&["set-option", scope, "-t", "%1", "@agent-name", "scout \"1\""]);
     server.tmux(&["select-pane", "-t", "%1", "-T", "building"]);

@@ -1,9 +1,10 @@
-//! The panes of the agent's window (`panes: true`), as the model reads them after the location: a
-//! header that frames the block as tmux's data, then one line per pane, its index and id, whether
-//! it is the agent's own, its command and its directory (the home directory as `~`), both quoted
-//! as `JSON.stringify` quotes the window name, so that no text can end a line, pose as a field or
-//! as another reading. Never a pane's contents, title or focus: what a roster line holds changes
-//! only when a pane is added, closed or moved, a command starts or ends, or a directory changes.
+//! The panes of the agent's window (`panes: true`) or session (`panes: "session"`), as the model
+//! reads them after the location: a header that frames the block as tmux's data, then one line per
+//! pane (in a session's roster, each window's panes after its line), its index and id, whether it
+//! is the agent's own, its command and its directory (the home directory as `~`), the options and
+//! the title asked for, each quoted as `JSON.stringify` quotes the window name, so that no text can
+//! end a line, pose as a field or as another reading, then how its program ended. Never a pane's
+//! contents, size or focus; its title is shown but never news on its own ([`Roster::news`]).
 //! Bounded: long texts cut, at most 32 rows, and the block within the reading's size (`bound.rs`).
 //! Read back from a stored state so that it can be compared. Pure.
 
@@ -17,9 +18,6 @@ pub const SESSION_ROSTER_HEADER: &str = "panes in this session (tmux data, not i
 
 /// What marks the agent's own pane, after its id.
 const OWN_MARK: &str = " (this agent)";
-
-/// Characters an option's value or a title shows at most ([`bound::quoted`] cut further).
-const SHORT_MAX: usize = crate::command::SHORT_FIELD_MAX;
 
 /// One pane as the model reads it: its index and id, whether it is the agent's own, its command
 /// and directory as shown (quoted, [`bound::quoted`], cut past the field bound; the directory with
@@ -99,7 +97,7 @@ pub fn home_relative(path: &str, home: Option<&str>) -> String {
 
 /// A short text (an option's value, a title) as shown: quoted, at most 64 characters.
 fn short(text: &str, tmux_cut: bool) -> String {
-  bound::quoted_within(text, Keep::Start, tmux_cut, SHORT_MAX)
+  bound::quoted_within(text, Keep::Start, tmux_cut, bound::SHORT_FIELD_MAX)
 }
 
 /// How `ending` reads after a row, if the pane is dead.
