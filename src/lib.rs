@@ -3,7 +3,7 @@
 //!
 //! The pure core, with no Node-API in it: [`schedule`] (whether a step asks tmux), [`refresh`]
 //! (the refresh floor), [`command`] (the tmux query), [`server`] (which tmux binary may answer),
-//! [`parse`], [`layout`], [`quote`], [`render`], [`panes`] (the window's panes), [`change`] (whether a location is news), [`backoff`],
+//! [`parse`], [`layout`], [`quote`], [`render`], [`panes`] (the window's or the session's panes), [`change`] (whether a location is news), [`backoff`],
 //! [`diagnostics`]. The edge is `plugin`: plain values in and out, for index.js.
 
 pub mod backoff;
