@@ -98,6 +98,22 @@ describe.skipIf(!hasTmux)('in real tmux, bounded readings (issue 38)', () => {
     }, 120_000)
   }
 
+  it('splits nested 80 deep (tmux builds them): a resize is no news (from a break-in: 64 was the parser\'s depth)', async () => {
+    const server = new TmuxServer()
+    try {
+      const probe = new TurnProbe(server, { impl: 'native', config: {}, turns: 2 })
+      const { paneId: agent } = server.newSessionRunning('main', probe.command, { x: 400, y: 200 })
+      for (let i = 0; i < 80; i++) server.tmux('split-window', i % 2 ? '-v' : '-h', '-l', '2', '-d', '-t', agent, 'sleep 600')
+      await probe.ready(1)
+      expect((await probe.turn(1)).injected).toBe(true)
+      server.tmux('resize-window', '-t', agent, '-x', '390', '-y', '190')
+      await until(() => server.show(agent, '#{window_width}') === '390', 'the window resized')
+      expect(await probe.turn(2)).toMatchObject({ injected: false, runs: 1 })
+    } finally {
+      server.kill()
+    }
+  }, 60_000)
+
   it('40 panes: 32 listed, the agent’s own among them, then one line for the other 8', async () => {
     const server = new TmuxServer()
     try {

@@ -313,6 +313,24 @@ const CASES = [
     },
   },
   {
+    title: 'tmux 3.7 and later, two floating panes (panes: true): focusing one, then the agent again, is no news (their z-order is not compared)',
+    since: '3.7',
+    async run({ server }) {
+      const probe = new TurnProbe(server, { impl: 'native', config: { panes: true }, turns: 2 })
+      const { paneId: agent } = server.newSessionRunning('main', probe.command)
+      const first = server.tmux('new-pane', '-d', '-t', agent, '-P', '-F', '#{pane_id}', 'sleep 600')
+      server.tmux('new-pane', '-d', '-t', agent, 'sleep 600')
+      await probe.ready(1)
+      expect((await probe.turn(1)).injected).toBe(true)
+      const before = server.show(agent, '#{window_layout}')
+      server.tmux('select-pane', '-t', first)
+      server.tmux('select-pane', '-t', agent)
+      // tmux lists the floating panes in z-order, which the focus changed (from a break-in).
+      expect(server.show(agent, '#{window_layout}')).not.toBe(before)
+      expect(await probe.turn(2)).toMatchObject({ injected: false, runs: 1 })
+    },
+  },
+  {
     title: 'every key around the agent on (issue 42): the clients line, each window, an option, a title, how a program ended; a title alone is no news',
     async run({ version, server }) {
       const config = { panes: 'session', paneOptions: ['@agent-name'], paneTitles: true, clients: true }

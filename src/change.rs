@@ -549,4 +549,53 @@ mod tests {
       assert!(line.chars().count() <= 2 * crate::bound::FIELD_MAX + 5 * 64 + 100, "{line}");
     }
   }
+
+  /// A sweep of rosters near the reading's 8 KB bound (from a break-in): `n` panes of window 0
+  /// (the agent's first), and of window 1 after the first two when `windows`, each in a directory
+  /// of `k` characters.
+  fn near_the_bound(windows: bool, window_1: &str) -> impl Iterator<Item = (Vec<Pane>, usize)> + '_ {
+    (100..190).step_by(7).flat_map(move |k| {
+      (10..34).map(move |n| {
+        let panes = (0..n)
+          .map(|i| Pane {
+            window: windows.then(|| PaneWindow {
+              index: if i < 2 { "0" } else { "1" }.into(),
+              name: shown(if i < 2 { "editor" } else { window_1 }),
+              automatic_rename: i >= 2,
+            }),
+            ..pane(&format!("%{}", i + 3), &i.to_string(), "sh", &format!("/srv/{}/{i}", "d".repeat(k)))
+          })
+          .collect();
+        (panes, n)
+      })
+    })
+  }
+
+  #[test]
+  fn near_the_reading_bound_a_title_alone_still_is_no_news() {
+    let l = Location { pane_id: "%3".into(), ..loc("s", "w") };
+    for windows in [false, true] {
+      for (before, n) in near_the_bound(windows, "sh") {
+        let mut after = before.clone();
+        after[1].title = shown(&"x".repeat(64));
+        after[n - 1].title = shown(&"项".repeat(64));
+        let (before, after) = (with_panes(l.clone(), true, &before), with_panes(l.clone(), true, &after));
+        assert!(!news(&after, &before), "{n} panes (windows: {windows}): a title set");
+        assert!(!news(&before, &after), "{n} panes (windows: {windows}): a title unset");
+        let Injection::Inject(reading) = decide_injection(&after, None, "1", HOME) else { panic!() };
+        assert!(reading.len() <= crate::bound::READING_MAX, "{}", reading.len());
+      }
+    }
+  }
+
+  #[test]
+  fn near_the_reading_bound_an_automatic_name_of_another_window_still_is_no_news() {
+    let l = Location { pane_id: "%3".into(), ..loc("s", "w") };
+    for ((before, n), (after, _)) in near_the_bound(true, "sh").zip(near_the_bound(true, &"v".repeat(190))) {
+      let (before, after) = (with_panes(l.clone(), true, &before), with_panes(l.clone(), true, &after));
+      assert!(!news(&after, &before), "{n} panes");
+      let Injection::Inject(reading) = decide_injection(&after, None, "1", HOME) else { panic!() };
+      assert!(reading.len() <= crate::bound::READING_MAX, "{}", reading.len());
+    }
+  }
 }

@@ -61,8 +61,13 @@ pub const TMUX_FIELDS: [&str; 8] = [
 pub enum Ask {
   Plain,
   Quoted,
-  /// Cut to this many display cells, this end kept.
+  /// Cut to this many display cells, this end kept ([`bounded`]); from tmux 3.2 left out where
+  /// the cut is still long ([`ZERO_WIDTH_GUARD`]).
   Cut(Keep, usize),
+  /// A pane's command: cut as [`Ask::Cut`], without the guard, which would have tmux read each
+  /// pane's command twice (`/proc/<pid>/cmdline`: with 100 siblings of 131,000 characters, 0.23 s
+  /// of the query's time became 0.45 s).
+  Command,
   /// A pane's title: cut as [`Ask::Cut`], and empty where it is tmux's default, the host name.
   Title,
 }
@@ -122,7 +127,7 @@ pub fn roster_fields(query: &Query) -> Vec<(String, Ask)> {
   let mut fields: Vec<(String, Ask)> = [
     ("pane_id", Ask::Quoted),
     ("pane_index", Ask::Plain),
-    ("pane_current_command", Ask::Cut(Keep::Start, CUT_WIDTH)),
+    ("pane_current_command", Ask::Command),
     ("pane_current_path", Ask::Cut(Keep::End, CUT_WIDTH)),
     ("pane_dead", Ask::Plain),
     ("pane_dead_status", Ask::Plain),
@@ -174,7 +179,7 @@ const CUTS_WITH_A_MARKER: &str = "#{==:#{=/1/x:session_id},$x}";
 /// itself from 3.0; 2.9 compares the cut text with the whole one (tmux expands the name twice).
 /// Before 2.9, plain, then [`WHOLE`] or [`CUT`], from the same comparison. tmux prints neither the
 /// whole text nor its length, so a reading says that a text was cut, not by how much.
-fn bounded(name: &str, keep: Keep, cells: usize, escaped: bool) -> String {
+fn bounded(name: &str, keep: Keep, cells: usize, escaped: bool, guarded: bool) -> String {
   let width = if keep == Keep::Start { format!("{cells}") } else { format!("-{cells}") };
   if !escaped {
     let cut = format!("#{{={width}:{name}}}");
@@ -187,17 +192,30 @@ fn bounded(name: &str, keep: Keep, cells: usize, escaped: bool) -> String {
     Keep::Start => (format!("{cut}{marker}"), String::new()),
     Keep::End => (format!("{marker}{cut}"), END_KEPT_CLOSE.to_string()),
   };
-  format!("#{{?{CUTS_WITH_A_MARKER},{marked},{compared}}}{close}")
+  let text = format!("#{{?{CUTS_WITH_A_MARKER},{marked},{compared}}}");
+  if !guarded {
+    return format!("{text}{close}");
+  }
+  format!("#{{?#{{e|>:#{{n:{text}}},{}}},{CUT_MARKER},{text}}}{close}", ZERO_WIDTH_GUARD * cells)
 }
+
+/// Bytes a cut text may take for each display cell kept before tmux leaves it out. `=N:` counts
+/// display cells, and a character of no width (a combining mark) takes none, so a text of them is
+/// not cut at all: a sibling's title of 300,000 combining marks made tmux's answer 1.2 MB (from a
+/// break-in). From tmux 3.2 (`n:`, `e|>:`) such a text is left out, read as cut (`""` and the
+/// marker); before 3.2 the condition prints nothing and the cut text stands. A real cut takes at
+/// most 2 bytes a cell (an escaped character; a wide one takes 3 or 4 bytes for 2 cells).
+pub const ZERO_WIDTH_GUARD: usize = 4;
 
 /// One field of the query as `ask` says, escaped (tmux 2.9 on) or plain.
 fn field(name: &str, ask: Ask, escaped: bool) -> String {
   match ask {
-    Ask::Cut(keep, cells) => bounded(name, keep, cells, escaped),
+    Ask::Cut(keep, cells) => bounded(name, keep, cells, escaped, true),
+    Ask::Command => bounded(name, Keep::Start, CUT_WIDTH, escaped, false),
     Ask::Title => {
       format!(
         "#{{?#{{==:#{{{name}}},#{{host}}}},,{}}}",
-        bounded(name, Keep::Start, 2 * bound::SHORT_FIELD_MAX, escaped)
+        bounded(name, Keep::Start, 2 * bound::SHORT_FIELD_MAX, escaped, true)
       )
     }
     Ask::Quoted if escaped => format!("#{{q:{name}}}"),
@@ -266,7 +284,7 @@ fn if_escaping(escaped: &str, plain: &str) -> String {
 /// tmux 2.9. `$TMUX_PANE` is spliced in quoted, after the command checked it is `%` and digits.
 fn winlink_format() -> String {
   let sep = FIELD_SEP;
-  let name = bounded("session_name", Keep::Start, CUT_WIDTH, true);
+  let name = bounded("session_name", Keep::Start, CUT_WIDTH, true, true);
   let line = format!(
     "{WINLINK_LINE_MARKER}{sep}#{{session_id}}{sep}#{{window_index}}{sep}#{{window_active}}{sep}{name}{sep}#{{session_id}}"
   );
@@ -481,15 +499,17 @@ mod tests {
       assert_eq!(c.matches("tmux display-message").count(), 1);
       let query = c.lines().find(|l| l.starts_with("out=$(tmux display-message")).expect("the query");
       assert_eq!(query.matches("\\; list-panes").count(), 1 + usize::from(panes), "{query}");
-      let session = bounded("session_name", Keep::Start, CUT_WIDTH, true);
+      let session = bounded("session_name", Keep::Start, CUT_WIDTH, true, true);
       assert!(query.contains(&format!(" \\; list-panes -a -F '#{{?#{{q:pane_id}},#{{?#{{==:#{{pane_id}},'\"$TMUX_PANE\"'}},dsh-tmux-context:wl\\t#{{session_id}}\\t#{{window_index}}\\t#{{window_active}}\\t{session}\\t#{{session_id}},}},}}')")), "{query}");
       assert!(
         query.contains("\\t#{automatic-rename}#{?#{q:pane_id},,\\tdsh-tmux-context:plain\\t#{=400:session_name}#{?#{==:#{=400:session_name},#{session_name}},.,+}\\t"),
         "plain fields before 2.9 only, cut by tmux too"
       );
-      // Every free text cut by tmux, with its marker from 3.0 on.
-      for text in ["session_name", "window_name"] {
-        assert!(query.contains(&format!("\\t#{{?#{{==:#{{=/1/x:session_id}},$x}},#{{=/400/.$;q:{text}}},#{{=400;q:{text}}}#{{?#{{==:#{{=400;q:{text}}},#{{q:{text}}}}},,.$}}}}\\t")), "{text}");
+      // Every free text cut by tmux, with its marker from 3.0 on, left out from 3.2 where its cut
+      // is still long (characters of no width).
+      for name in ["session_name", "window_name"] {
+        let text = format!("#{{?#{{==:#{{=/1/x:session_id}},$x}},#{{=/400/.$;q:{name}}},#{{=400;q:{name}}}#{{?#{{==:#{{=400;q:{name}}},#{{q:{name}}}}},,.$}}}}");
+        assert!(query.contains(&format!("\\t#{{?#{{e|>:#{{n:{text}}},1600}},.$,{text}}}\\t")), "{name}");
       }
       // The only other tmux call is on the path where the process is not in the pane; it skips dead panes.
       let rest: Vec<&str> = c.lines().filter(|l| l.contains("tmux ") && !l.starts_with("out=$(tmux")).collect();
@@ -515,12 +535,15 @@ mod tests {
       )),
       "{roster}"
     );
+    let ending = "#{pane_dead}\\t#{pane_dead_status}\\t#{pane_dead_signal}";
+    let path = format!(
+      "#{{?#{{==:#{{=/1/x:session_id}},$x}},{},#{{?#{{==:#{{=-400;q:pane_current_path}},#{{q:pane_current_path}}}},,.$}}#{{=-400;q:pane_current_path}}}}",
+      marked("pane_current_path", "-400")
+    );
     assert!(
-      roster.contains(&format!("\\t#{{?#{{==:#{{=/1/x:session_id}},$x}},{},", marked("pane_current_path", "-400"))),
+      roster.contains(&format!("\\t#{{?#{{e|>:#{{n:{path}}},1600}},.$,{path}}}.\\t{ending}\\t#{{q:pane_id}}")),
       "{roster}"
     );
-    let ending = "#{pane_dead}\\t#{pane_dead_status}\\t#{pane_dead_signal}";
-    assert!(roster.contains(&format!("#{{?#{{==:#{{=-400;q:pane_current_path}},#{{q:pane_current_path}}}},,.$}}#{{=-400;q:pane_current_path}}}}.\\t{ending}\\t#{{q:pane_id}}")), "{roster}");
     let plain_line = format!(
       "dsh-tmux-context:pp\\t#{{pane_id}}\\t#{{pane_index}}\\t{}\\t{}\\t{ending}\\t#{{pane_id}}}}'",
       plain("pane_current_command", "400"),
@@ -820,5 +843,40 @@ mod tests {
     let logs =
       panes.iter().find(|p| p.window.as_ref().is_some_and(|w| w.name.text == "logs")).expect("the second window");
     assert_eq!(logs.window.as_ref().unwrap().index, "1", "{version}");
+  }
+
+  #[test]
+  fn real_tmux_leaves_out_a_text_of_no_width_from_3_2() {
+    for tmux in tmux_builds() {
+      leaves_out_a_text_of_no_width(&tmux);
+    }
+  }
+
+  /// A window name of 50,000 combining marks (from a break-in): `=N:` counts cells, and they take
+  /// none, so only the length guard keeps the answer small.
+  fn leaves_out_a_text_of_no_width(tmux: &str) {
+    use crate::parse::parse_output;
+    let Some(server) = Server::start(tmux) else { return };
+    let version = server.tmux(&["-V"]);
+    let name = format!("a{}", "\u{301}".repeat(50_000));
+    let conf = server.path("marks.conf");
+    std::fs::write(&conf, format!("rename-window -t %0 '{name}'\n")).unwrap();
+    server.tmux(&["source-file", &conf]);
+    let whole = server.tmux(&["display-message", "-t", "%0", "-p", "#{window_name}"]);
+    let pane_pid: u32 = server.tmux(&["display-message", "-t", "%0", "-p", "#{pane_pid}"]).parse().unwrap();
+    let (code, out) = server.run(&build_command(pane_pid, None, &asked(true)));
+    assert_eq!(code, 0, "{version}: {}", &out[..out.len().min(300)]);
+    let answer = parse_output(&out, &asked(true)).unwrap_or_else(|| panic!("{version}: no location"));
+    let guarded = ["3.2a", "3.3a", "3.4", "3.5a", "3.7c"].iter().any(|v| version == format!("tmux {v}"));
+    if whole.len() < 1_000 {
+      // tmux 3.7 drops invisible characters from names itself.
+      assert!(out.len() < 4_000, "{version}");
+    } else if guarded {
+      assert!(out.len() < 4_000, "{version}: {} bytes", out.len());
+      assert_eq!((answer.location.window_name.as_str(), answer.location.window_name_cut), ("", true), "{version}");
+    } else {
+      assert!(out.len() > 50_000, "{version}: before 3.2 tmux cannot tell the length");
+      assert!(whole.starts_with(&answer.location.window_name), "{version}");
+    }
   }
 }

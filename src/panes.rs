@@ -50,8 +50,11 @@ pub struct PaneRow {
 pub struct WindowHead {
   /// Digits.
   pub index: String,
-  /// Quoted and bounded as the location's window name.
+  /// Quoted and bounded as the location's window name ([`bound::SHORT_FIELD_MAX`] characters
+  /// where tmux names it after its command).
   pub name: String,
+  /// Whether tmux names it after its command (`automatic-rename`); not written, not read back.
+  pub automatic: bool,
 }
 
 /// The panes listed in a reading, and how many more there are.
@@ -116,15 +119,19 @@ fn ending_words(ending: &Ending) -> Option<String> {
 pub fn listing(panes: &[Pane], own_pane_id: &str, home: Option<&str>) -> (Vec<WindowHead>, Vec<PaneRow>) {
   let own_window = panes.iter().find(|p| p.id == own_pane_id).and_then(|p| p.window.as_ref()).map(|w| &w.index);
   let mut heads: Vec<WindowHead> = Vec::new();
+  let mut seen = std::collections::HashSet::new();
   for window in panes.iter().filter_map(|p| p.window.as_ref()) {
-    if !heads.iter().any(|h| h.index == window.index) {
-      let name = bound::quoted(&window.name.text, Keep::Start, window.name.cut);
-      heads.push(WindowHead { index: window.index.clone(), name });
+    if seen.insert(&window.index) {
+      let max = if window.automatic_rename { bound::SHORT_FIELD_MAX } else { bound::FIELD_MAX };
+      let name = bound::quoted_within(&window.name.text, Keep::Start, window.name.cut, max);
+      heads.push(WindowHead { index: window.index.clone(), name, automatic: window.automatic_rename });
     }
   }
   heads.sort_by_key(|h| Some(&h.index) != own_window);
+  let order: std::collections::HashMap<&str, usize> =
+    heads.iter().enumerate().map(|(i, h)| (h.index.as_str(), i)).collect();
   let mut rows: Vec<PaneRow> = panes.iter().map(|p| row(p, own_pane_id, home)).collect();
-  rows.sort_by_key(|r| heads.iter().position(|h| Some(&h.index) == r.window.as_ref()));
+  rows.sort_by_key(|r| r.window.as_deref().and_then(|w| order.get(w).copied()));
   (heads, rows)
 }
 
@@ -180,73 +187,119 @@ fn hidden_line(hidden: usize, windows: Option<usize>) -> String {
   }
 }
 
+/// Bytes a window's line may take in the roster's budget: as written, or, for a window whose name
+/// tmux gives after its command (`automatic-rename`: no news when it changes), the most its name can
+/// take ([`bound::SHORT_FIELD_MAX`] characters of up to 4 bytes), so that a new name cannot move
+/// the roster's cut.
+fn head_room(head: &WindowHead) -> usize {
+  let written = render_head(head).len();
+  let most = "window  :".len() + head.index.len() + 4 * bound::SHORT_FIELD_MAX;
+  if head.automatic {
+    written.max(most)
+  } else {
+    written
+  }
+}
+
 /// The roster block in at most `budget` bytes: its header ([`ROSTER_HEADER`], or with `heads`
 /// [`SESSION_ROSTER_HEADER`]), then one line per row (no newline at the end), each window's head
 /// before its first row listed, all of them where they fit. Otherwise the rows in their order while
 /// at most [`bound::PANES_MAX`] fit with room kept for the agent's own row, which is listed wherever
-/// it fits at all, then one line counting the rest.
+/// it fits at all, then one line counting the rest. Which rows fit is decided on what is news
+/// alone: a row without its title, a window whose name tmux gives at the most its name can take
+/// ([`head_room`]); then each listed row's title is shown where the rest of the budget holds it.
 pub fn render_roster(heads: &[WindowHead], rows: &[PaneRow], budget: usize) -> String {
   let session = !heads.is_empty();
   let header = if session { SESSION_ROSTER_HEADER } else { ROSTER_HEADER };
-  let head_of = |row: &PaneRow| heads.iter().find(|h| Some(&h.index) == row.window.as_ref()).map(render_head);
-  let lines: Vec<String> = rows.iter().map(render_row).collect();
-  // Each row's cost with its window's head, where it is the first row of its window.
-  let firsts: Vec<Option<String>> = rows
-    .iter()
-    .enumerate()
-    .map(|(i, r)| if i == 0 || rows[i - 1].window != r.window { head_of(r) } else { None })
-    .collect();
-  let cost = |i: usize, emitted: &Option<String>| {
-    let head = head_of(&rows[i]).filter(|h| Some(h) != emitted.as_ref()).map_or(0, |h| h.len() + 1);
-    lines[i].len() + 1 + head
+  let by_index: std::collections::HashMap<&str, &WindowHead> = heads.iter().map(|h| (h.index.as_str(), h)).collect();
+  let head_of = |i: usize| rows[i].window.as_deref().and_then(|w| by_index.get(w).copied());
+  // A row's line without its title, and with it.
+  let bare: Vec<String> = rows.iter().map(|r| render_row(&PaneRow { title: None, ..r.clone() })).collect();
+  // What listing row `i` costs after a row of window `before` was listed: its line, and its window's.
+  let cost = |i: usize, before: Option<&str>| {
+    let head = head_of(i).filter(|h| Some(h.index.as_str()) != before).map_or(0, |h| head_room(h) + 1);
+    bare[i].len() + 1 + head
   };
   let whole = header.len()
-    + (0..rows.len()).map(|i| lines[i].len() + 1 + firsts[i].as_ref().map_or(0, |h| h.len() + 1)).sum::<usize>();
-  if rows.len() <= bound::PANES_MAX && whole <= budget {
-    let mut out = header.to_string();
-    for (line, head) in lines.iter().zip(&firsts) {
-      for l in head.iter().chain([line]) {
-        out.push('\n');
-        out.push_str(l);
-      }
-    }
-    return out;
+    + (0..rows.len()).map(|i| cost(i, i.checked_sub(1).and_then(|p| rows[p].window.as_deref()))).sum::<usize>();
+  let (listed, hidden_windows): (Vec<bool>, Vec<Option<&str>>) = if rows.len() <= bound::PANES_MAX && whole <= budget {
+    (vec![true; rows.len()], Vec::new())
+  } else {
+    choose(rows, budget.saturating_sub(header.len()), &cost, session)
+  };
+  let hidden = listed.iter().filter(|&&l| !l).count();
+  let count_line = (hidden > 0).then(|| hidden_line(hidden, session.then_some(hidden_windows.len())));
+  // What is left of the budget for titles, after the rows, the heads at their room and the count.
+  let mut used = header.len() + count_line.as_ref().map_or(0, |l| l.len() + 1);
+  let mut before = None;
+  for i in (0..rows.len()).filter(|&i| listed[i]) {
+    used += cost(i, before);
+    before = rows[i].window.as_deref();
   }
+  let mut left = budget.saturating_sub(used);
+  let mut out = String::from(header);
+  let mut emitted: Option<&str> = None;
+  for i in (0..rows.len()).filter(|&i| listed[i]) {
+    if let Some(head) = head_of(i).filter(|h| Some(h.index.as_str()) != emitted) {
+      out.push('\n');
+      out.push_str(&render_head(head));
+      emitted = Some(&head.index);
+    }
+    let line = render_row(&rows[i]);
+    let title = line.len() - bare[i].len();
+    out.push('\n');
+    if title <= left {
+      left -= title;
+      out.push_str(&line);
+    } else {
+      out.push_str(&bare[i]);
+    }
+  }
+  if let Some(line) = count_line {
+    out.push('\n');
+    out.push_str(&line);
+  }
+  out
+}
+
+/// Which rows a cut roster lists ([`render_roster`]), in `budget` bytes after its header: the rows
+/// in their order while at most [`bound::PANES_MAX`] fit with room kept for the agent's own row and
+/// for the count line, the agent's own wherever it fits at all; and the windows of the rows not
+/// listed.
+fn choose<'a>(
+  rows: &'a [PaneRow],
+  budget: usize,
+  cost: &dyn Fn(usize, Option<&str>) -> usize,
+  session: bool,
+) -> (Vec<bool>, Vec<Option<&'a str>>) {
   let own = rows.iter().position(|r| r.own);
   let room_for_count = hidden_line(rows.len(), session.then_some(rows.len())).len() + 1;
-  let mut out = String::from(header);
-  // The head emitted last, and the windows of the rows not listed.
-  let (mut emitted, mut hidden_in): (Option<String>, Vec<Option<&String>>) = (None, Vec::new());
-  let (mut listed, mut hidden) = (0, 0);
-  for (i, line) in lines.iter().enumerate() {
-    let own_later = own.filter(|&o| o > i).map(|o| cost(o, &None));
-    let slots = bound::PANES_MAX - listed - usize::from(own_later.is_some());
-    let needed = out.len() + cost(i, &emitted) + room_for_count;
+  let (mut listed, mut hidden_in) = (vec![false; rows.len()], Vec::new());
+  let mut seen = std::collections::HashSet::new();
+  let (mut used, mut count, mut hidden) = (0, 0, 0);
+  let mut before: Option<&str> = None;
+  for i in 0..rows.len() {
+    // The agent's own row, if later: its cost after this row, at the most (its window's line too).
+    let own_later = own.filter(|&o| o > i).map(|o| cost(o, None));
+    let slots = bound::PANES_MAX - count - usize::from(own_later.is_some());
+    let needed = used + cost(i, before) + room_for_count;
     let fits = needed + own_later.unwrap_or(0) <= budget;
     // The agent's own row was given room; only output no tmux prints (names of 200 characters in every
     // field of the location) leaves none, and then it is counted with the rest.
     let own_fits = needed <= budget;
     if (Some(i) == own && own_fits) || (hidden == 0 && slots > 0 && fits) {
-      if let Some(head) = head_of(&rows[i]).filter(|h| Some(h) != emitted.as_ref()) {
-        out.push('\n');
-        out.push_str(&head);
-        emitted = Some(head);
-      }
-      out.push('\n');
-      out.push_str(line);
-      listed += 1;
+      used += cost(i, before);
+      before = rows[i].window.as_deref();
+      listed[i] = true;
+      count += 1;
     } else {
       hidden += 1;
-      if !hidden_in.contains(&rows[i].window.as_ref()) {
-        hidden_in.push(rows[i].window.as_ref());
+      if seen.insert(rows[i].window.as_deref()) {
+        hidden_in.push(rows[i].window.as_deref());
       }
     }
   }
-  if hidden > 0 {
-    out.push('\n');
-    out.push_str(&hidden_line(hidden, session.then_some(hidden_in.len())));
-  }
-  out
+  (listed, hidden_in)
 }
 
 /// Reads a quoted value ([`bound::read_quoted`]) after `prefix` at the start of `text`.
@@ -317,8 +370,11 @@ fn parse_head(line: &str) -> Option<WindowHead> {
   let rest = line.strip_prefix("window ")?;
   let (index, rest) = rest.split_once(' ')?;
   let (name, rest) = bound::read_quoted(rest)?;
-  (rest == ":" && !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()))
-    .then(|| WindowHead { index: index.to_string(), name: name.to_string() })
+  (rest == ":" && !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit())).then(|| WindowHead {
+    index: index.to_string(),
+    name: name.to_string(),
+    automatic: false,
+  })
 }
 
 /// A roster block read back (the text [`render_roster`] writes, one row at least); `None` for
@@ -456,7 +512,11 @@ mod tests {
       .map(|(i, r)| PaneRow { id: format!("%{i}"), index: i.to_string(), own: i == 0, ..r })
       .collect();
     let heads: Vec<WindowHead> = (0..4)
-      .map(|w| WindowHead { index: w.to_string(), name: bound::quoted(&format!("w{w}"), Keep::Start, false) })
+      .map(|w| WindowHead {
+        index: w.to_string(),
+        name: bound::quoted(&format!("w{w}"), Keep::Start, false),
+        automatic: false,
+      })
       .collect();
     let text = render_roster(&heads, &rows[..12], bound::READING_MAX);
     assert!(text

@@ -342,6 +342,7 @@ fn parse_winlink(line: &str) -> Option<Winlink> {
 fn roster_bounds(query: &Query) -> Vec<Option<Keep>> {
   let keeps = |ask: &Ask| match ask {
     Ask::Cut(keep, _) => Some(*keep),
+    Ask::Command => Some(Keep::Start),
     Ask::Title => Some(Keep::Start),
     Ask::Plain | Ask::Quoted => None,
   };
