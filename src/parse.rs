@@ -762,7 +762,7 @@ pub(crate) mod tests {
     let l = loc("s", "w");
     let extra = format!("{WINLINK_LINE_MARKER}\\t$0\\t1\\t1\\tmain\\t$0\\tmore\n");
     assert_eq!(parse_output(&format!("{}{extra}", our_output(&l)), &WINDOW).unwrap().winlinks, []);
-    let entry = format!("{PANE_LINE_MARKER}\\t\\%3\\t0\\tsh\\t/\\t\\%3\\tmore\n");
+    let entry = format!("{PANE_LINE_MARKER}\\t\\%3\\t0\\tsh\\t/.\\t0\\t\\t\\t\\%3\\tmore\n");
     assert_eq!(parse_output(&format!("{}{entry}", our_output(&l)), &WINDOW).unwrap().panes, None);
   }
 
