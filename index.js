@@ -19,6 +19,15 @@ function load() {
     binding ??= require('./binding.cjs')
   } catch (error) {
     if (error?.code === 'MODULE_NOT_FOUND' && String(error.message).includes("'./binding.cjs'")) {
+      // Built, but a NAPI_RS_ variable made direct() pass over the build for binding.cjs: name the variable, not the build.
+      const set = LOADER_VARIABLES.filter((v) => process.env[v])
+      if (set.length > 0 && existsSync(new URL(ownBuild(), import.meta.url))) {
+        const named = `${set.join(' and ')} ${set.length === 1 ? 'is' : 'are'} set`
+        throw new Error(
+          `${manifest.name}: ${named}, which makes this package pass over its build beside index.js (${ownBuild()}) and load through binding.cjs, napi-rs's loader, and binding.cjs is missing; unset ${set.join(' and ')} to load that build (or run \`npm run build\`, which writes binding.cjs).`,
+          { cause: error },
+        )
+      }
       throw new Error(`${manifest.name}: binding.cjs is missing: this is a source checkout that was not built; run \`npm run build\`.`, { cause: error })
     }
     const { broken, unavailable } = require('./loader-errors.cjs').classify(error, manifest)
@@ -37,9 +46,8 @@ function load() {
  * variable asks binding.cjs to choose.
  */
 function direct() {
-  if (['NAPI_RS_NATIVE_LIBRARY_PATH', 'NAPI_RS_FORCE_WASI', 'NAPI_RS_ENFORCE_VERSION_CHECK'].some((v) => process.env[v])) return undefined
-  const platform = `${process.platform}-${process.arch}${{ linux: '-gnu', win32: '-msvc' }[process.platform] ?? ''}`
-  const own = `./${manifest.napi.binaryName}.${platform}.node`
+  if (LOADER_VARIABLES.some((v) => process.env[v])) return undefined
+  const own = ownBuild()
   // One stat where the package is installed (its tarball holds no .node); a checkout's build that is there loads or stops here.
   if (existsSync(new URL(own, import.meta.url))) {
     try {
@@ -48,8 +56,17 @@ function direct() {
       throw new Error(`${manifest.name}: this checkout's build ${own} is there but failed to load: ${String(error?.message).split('\n')[0]}; run \`npm run build\`.`, { cause: error })
     }
   }
-  return quietly(() => require(`${manifest.name}-${platform}`))
+  return quietly(() => require(`${manifest.name}-${platformName()}`))
 }
+
+/** The variables of binding.cjs (napi-rs's loader) that choose the build: where one is set, binding.cjs chooses. */
+const LOADER_VARIABLES = ['NAPI_RS_NATIVE_LIBRARY_PATH', 'NAPI_RS_FORCE_WASI', 'NAPI_RS_ENFORCE_VERSION_CHECK']
+
+/** napi-rs's name of this platform, as binding.cjs tries it first: `linux-x64-gnu`. */
+const platformName = () => `${process.platform}-${process.arch}${{ linux: '-gnu', win32: '-msvc' }[process.platform] ?? ''}`
+
+/** A source checkout's build, relative to this file: `./dsh-tmux-context.linux-x64-gnu.node`. */
+const ownBuild = () => `./${manifest.napi.binaryName}.${platformName()}.node`
 
 const native = load()
 
