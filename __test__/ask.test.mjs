@@ -5,7 +5,7 @@
 // (--timeout-ms) in place of its 10 s; what ends each wait is the bound or the answer, never a sleep here.
 import { afterEach, describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { createServer as createTcpServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -198,5 +198,22 @@ describe('npm run ask: where dsh is not listening, its log says why', () => {
       `  ${warning}`,
       '',
     ])
+  })
+})
+
+describe('npm run model: its address for the trial', () => {
+  it('writes the export line it prints to the env file the trial sources, and removes it when stopped', async () => {
+    const env = join(scratch(), 'model.env')
+    const child = spawn(process.execPath, ['scripts/model.mjs', '--address-file', env], { cwd: root })
+    let stdout = ''
+    const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? signal)))
+    cleanups.push(() => child.kill('SIGKILL'))
+    await new Promise((resolve) => child.stdout.on('data', (d) => ((stdout += d), stdout.includes('Ctrl-C stops it.') && resolve())))
+    const line = stdout.split('\n').find((l) => l.trim().startsWith('export DEEPSEEK_BASE_URL=')).trim()
+    expect(line).toMatch(/^export DEEPSEEK_BASE_URL=http:\/\/127\.0\.0\.1:\d+ DEEPSEEK_API_KEY=sk-local DSH_TELEMETRY_DISABLED=1$/)
+    expect(readFileSync(env, 'utf8')).toBe(`${line}\n`)
+    child.kill('SIGINT')
+    expect(await exited).toBe(0)
+    expect(existsSync(env)).toBe(false)
   })
 })
