@@ -19,6 +19,15 @@ function load() {
     binding ??= require('./binding.cjs')
   } catch (error) {
     if (error?.code === 'MODULE_NOT_FOUND' && String(error.message).includes("'./binding.cjs'")) {
+      // Built, but a NAPI_RS_ variable made direct() pass over the build for binding.cjs: name the variable, not the build.
+      const set = LOADER_VARIABLES.filter((v) => process.env[v])
+      if (set.length > 0 && existsSync(new URL(ownBuild(), import.meta.url))) {
+        const named = `${set.join(' and ')} ${set.length === 1 ? 'is' : 'are'} set`
+        throw new Error(
+          `${manifest.name}: ${named}, which makes this package pass over its build beside index.js (${ownBuild()}) and load through binding.cjs, napi-rs's loader, and binding.cjs is missing; unset ${set.join(' and ')} to load that build (or run \`npm run build\`, which writes binding.cjs).`,
+          { cause: error },
+        )
+      }
       throw new Error(`${manifest.name}: binding.cjs is missing: this is a source checkout that was not built; run \`npm run build\`.`, { cause: error })
     }
     const { broken, unavailable } = require('./loader-errors.cjs').classify(error, manifest)
@@ -37,9 +46,8 @@ function load() {
  * variable asks binding.cjs to choose.
  */
 function direct() {
-  if (['NAPI_RS_NATIVE_LIBRARY_PATH', 'NAPI_RS_FORCE_WASI', 'NAPI_RS_ENFORCE_VERSION_CHECK'].some((v) => process.env[v])) return undefined
-  const platform = `${process.platform}-${process.arch}${{ linux: '-gnu', win32: '-msvc' }[process.platform] ?? ''}`
-  const own = `./${manifest.napi.binaryName}.${platform}.node`
+  if (LOADER_VARIABLES.some((v) => process.env[v])) return undefined
+  const own = ownBuild()
   // One stat where the package is installed (its tarball holds no .node); a checkout's build that is there loads or stops here.
   if (existsSync(new URL(own, import.meta.url))) {
     try {
@@ -48,8 +56,17 @@ function direct() {
       throw new Error(`${manifest.name}: this checkout's build ${own} is there but failed to load: ${String(error?.message).split('\n')[0]}; run \`npm run build\`.`, { cause: error })
     }
   }
-  return quietly(() => require(`${manifest.name}-${platform}`))
+  return quietly(() => require(`${manifest.name}-${platformName()}`))
 }
+
+/** The variables of binding.cjs (napi-rs's loader) that choose the build: where one is set, binding.cjs chooses. */
+const LOADER_VARIABLES = ['NAPI_RS_NATIVE_LIBRARY_PATH', 'NAPI_RS_FORCE_WASI', 'NAPI_RS_ENFORCE_VERSION_CHECK']
+
+/** napi-rs's name of this platform, as binding.cjs tries it first: `linux-x64-gnu`. */
+const platformName = () => `${process.platform}-${process.arch}${{ linux: '-gnu', win32: '-msvc' }[process.platform] ?? ''}`
+
+/** A source checkout's build, relative to this file: `./dsh-tmux-context.linux-x64-gnu.node`. */
+const ownBuild = () => `./${manifest.napi.binaryName}.${platformName()}.node`
 
 const native = load()
 
@@ -94,17 +111,51 @@ function saysWhere(schema) {
   return schema
 }
 
-/** One warning naming the config's keys that no rule reads (a slip such as `pane` for `panes`), or none. */
+/** The unknown-key warning's bound, in characters: whatever the config holds, one short log line. */
+const WARNING_MAX = 1024
+/** A key longer than this many characters is shown by its start and how many more it has. */
+const KEY_SHOWN = 48
+/** A key shown as it is: one a person types; any other is quoted and escaped. */
+const PLAIN_KEY = /^[A-Za-z0-9_$.-]{1,48}$/
+
+/**
+ * One warning naming the config's keys that no rule reads (a slip such as `pane` for `panes`), or none. At most
+ * WARNING_MAX characters: each key cut and, unless plain, JSON-quoted with every control or format character
+ * escaped (no key can start a log line or colour a terminal); the keys that do not fit are counted, and only
+ * those shown are compared with the known ones.
+ */
 function unknownKeys(config) {
   const unknown = quietly(() => Object.keys(config).filter((key) => !KNOWN.includes(key)), [])
   if (unknown.length === 0) return undefined
-  const named = unknown.map((key) => `${key} (did you mean ${nearest(key)}?)`).join(', ')
-  return `tmux-context: unknown config ${unknown.length === 1 ? 'key' : 'keys'} ${named} ignored; the known keys are ${KNOWN.join(', ')} ${WHERE}`
+  const head = `tmux-context: unknown config ${unknown.length === 1 ? 'key' : 'keys'} `
+  const tail = ` ignored; the known keys are ${KNOWN.join(', ')} ${WHERE}`
+  const left = (n) => (n === 0 ? '' : ` and ${n} more (${unknown.length} in all)`)
+  let named = ''
+  let shown = 0
+  for (const key of unknown) {
+    const entry = `${shown === 0 ? '' : ', '}${shownKey(key)} (did you mean ${nearest(key)}?)`
+    if (head.length + named.length + entry.length + left(unknown.length - shown - 1).length + tail.length > WARNING_MAX) break
+    named += entry
+    shown++
+  }
+  return `${head}${named}${left(unknown.length - shown)}${tail}`
 }
 
-/** The known key that contains `key` (or is contained in it), else the one the fewest edits away (letter case ignored). */
+/** `key` as the warning shows it: as it is when plain, else its first KEY_SHOWN characters JSON-quoted and escaped, and the cut. */
+function shownKey(key) {
+  if (PLAIN_KEY.test(key)) return key
+  // Never half a surrogate pair at the cut (a lone one would be escaped, but reads as nothing).
+  const end = key.length > KEY_SHOWN && /[\uD800-\uDBFF]/.test(key[KEY_SHOWN - 1]) ? KEY_SHOWN - 1 : KEY_SHOWN
+  const start = key.slice(0, end)
+  // JSON.stringify escapes C0 controls, quotes and lone surrogates; the rest (DEL, C1 controls such as CSI,
+  // format characters such as bidi overrides, line and paragraph separators) as \uXXXX too.
+  const quoted = JSON.stringify(start).replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (c) => c.split('').map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''))
+  return key.length > end ? `${quoted} [cut: ${key.length - end} more characters at the end]` : quoted
+}
+
+/** The known key that contains `key` (or is contained in it), else the one the fewest edits away (letter case ignored; a long key by its start). */
 function nearest(key) {
-  const k = String(key).toLowerCase()
+  const k = String(key).slice(0, 256).toLowerCase()
   // Required here, where a key is mistyped: not a cost of every load.
   const { distance } = require('fastest-levenshtein')
   const score = (known) => (known.toLowerCase().includes(k) || k.includes(known.toLowerCase()) ? 0 : 1e6) + distance(k, known.toLowerCase())

@@ -164,6 +164,31 @@ describe('loading: an error for a broken install, a warned no-op where no build 
   /** first-step.mjs in `dir` with the generated loader's variables set as `env` says. */
   const withLoaderEnv = (dir, env) => spawnSync(process.execPath, ['first-step.mjs', line], { cwd: dir, encoding: 'utf8', env: { ...process.env, NAPI_RS_FORCE_WASI: '', ...env } })
 
+  it.runIf(onX64Glibc)('a built checkout without binding.cjs, with a NAPI_RS_ variable set: the error names the variable, not an unbuilt checkout (issue 43)', () => {
+    inDir('dshtc-skipped-', {}, (dir) => {
+      // Only the variables each run names: none inherited from the environment.
+      const only = (at, env) => withLoaderEnv(at, { NAPI_RS_NATIVE_LIBRARY_PATH: '', NAPI_RS_ENFORCE_VERSION_CHECK: '', ...env })
+      const pkg = join(dir, 'node_modules', '@deepseek-ai', 'dsh-tmux-context')
+      rmSync(join(pkg, 'binding.cjs'))
+      copyFileSync(join(root, `dsh-tmux-context.${hostPlatform()}.node`), join(pkg, `dsh-tmux-context.${hostPlatform()}.node`))
+      // Without a variable, the build beside index.js loads.
+      const plain = only(dir, {})
+      expect(plain.status, plain.stderr).toBe(0)
+      expect(JSON.parse(plain.stdout).messages).toHaveLength(1)
+      for (const [variable, value] of [['NAPI_RS_ENFORCE_VERSION_CHECK', '1'], ['NAPI_RS_FORCE_WASI', '1'], ['NAPI_RS_NATIVE_LIBRARY_PATH', join(dir, 'other.node')]]) {
+        const run = only(dir, { [variable]: value })
+        expect(run.status).not.toBe(0)
+        expect(run.stderr).toContain(
+          `${PKG}: ${variable} is set, which makes this package pass over its build beside index.js (./dsh-tmux-context.${hostPlatform()}.node) and load through binding.cjs, napi-rs's loader, and binding.cjs is missing; unset ${variable} to load that build`,
+        )
+        expect(run.stderr).not.toContain('was not built')
+      }
+      const both = only(dir, { NAPI_RS_FORCE_WASI: '1', NAPI_RS_ENFORCE_VERSION_CHECK: '1' })
+      expect(both.stderr).toContain(`${PKG}: NAPI_RS_FORCE_WASI and NAPI_RS_ENFORCE_VERSION_CHECK are set, which makes`)
+      expect(both.stderr).toContain('unset NAPI_RS_FORCE_WASI and NAPI_RS_ENFORCE_VERSION_CHECK to load that build')
+    })
+  })
+
   it.runIf(onX64Glibc)('NAPI_RS_NATIVE_LIBRARY_PATH naming another build, or a path that does not load, is an error that names the variable (from a break-in)', () => {
     inDir('dshtc-override-', {}, (dir) => {
       installBinary(dir)

@@ -843,3 +843,68 @@ describe('round 3, from a break-in: shared timers, disposal mid-step, config get
     expect(() => native.apply({ on() {} }, { get queryTimeoutMs() { throw new RangeError('range boom') } })).toThrow(RangeError)
   })
 })
+
+describe('the unknown-key warning is bounded, whatever the config holds (issue 43)', () => {
+  const WHERE = "(change it under config: of the tmux-context row in your profile's cordis.patch.yml, or cordis.yml)"
+  /** The warnings `apply` gives for `config`. */
+  function warnings(config) {
+    const said = []
+    native.apply({ on() {}, get: () => undefined, logger: { warn: (m) => said.push(m), debug() {} } }, config)
+    return said
+  }
+  /** No control, format or line-separator character: nothing in the line can start another or colour a terminal. */
+  const printable = (line) => !/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(line)
+
+  it('a normal slip keeps its shape: the key as typed, the nearest known key, the known keys, where to change it', () => {
+    const [line] = warnings({ pane: true })
+    expect(line).toMatch(/^tmux-context: unknown config key pane \(did you mean panes\?\) ignored; the known keys are [A-Za-z, ]*\bpanes\b/)
+    expect(line.endsWith(WHERE)).toBe(true)
+  })
+
+  it('a 1 MiB key: one warning of at most 1,024 characters with its start quoted, how much was cut, and where to change it', () => {
+    const key = 'x'.repeat(1 << 20)
+    const said = warnings({ [key]: true })
+    expect(said).toHaveLength(1)
+    const [line] = said
+    expect(line.length).toBeLessThanOrEqual(1024)
+    expect(line).toContain(`unknown config key "${'x'.repeat(48)}" [cut: ${(1 << 20) - 48} more characters at the end] (did you mean `)
+    expect(line.endsWith(WHERE)).toBe(true)
+  })
+
+  it('10,000 keys: one warning of at most 1,024 characters, the first keys named, how many were left out', () => {
+    const config = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`pane${i}`, true]))
+    const [line] = warnings(config)
+    expect(line.length).toBeLessThanOrEqual(1024)
+    expect(line).toMatch(/^tmux-context: unknown config keys pane0 \(did you mean panes\?\), pane1 \(did you mean panes\?\), /)
+    const shown = line.match(/\(did you mean /g).length
+    expect(line).toContain(` and ${10_000 - shown} more (10000 in all) ignored; the known keys are `)
+    expect(shown).toBeGreaterThan(5)
+    expect(line.endsWith(WHERE)).toBe(true)
+  })
+
+  it('10,000 keys of 1,000 characters each: only the keys shown are compared with the known ones', () => {
+    const long = 'y'.repeat(1000)
+    const config = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`${i}${long}`, true]))
+    const [line] = warnings(config)
+    expect(line.length).toBeLessThanOrEqual(1024)
+    expect(line).toMatch(/ and \d+ more \(10000 in all\) ignored; /)
+  })
+
+  it('a key holding a newline and ESC[31m, C1 controls, separators or bidi overrides: quoted and escaped, never raw', () => {
+    const keys = ['pane\n\u001b[31mred\u001b[0m', 'tab\there\r', 'csi\u009b31m', 'del\u007f', 'line\u2028para\u2029', 'bidi\u202egnp.exe', 'nul\u0000', 'quote"back\\slash', '', '  ']
+    const [line] = warnings(Object.fromEntries(keys.map((k) => [k, true])))
+    expect(printable(line), JSON.stringify(line)).toBe(true)
+    expect(line.length).toBeLessThanOrEqual(1024)
+    expect(line).toContain('"pane\\n\\u001b[31mred\\u001b[0m" (did you mean panes?)')
+    expect(line).toContain('"csi\\u009b31m"')
+    expect(line).toContain('"line\\u2028para\\u2029"')
+    expect(line).toContain('"bidi\\u202egnp.exe"')
+    expect(line).toContain('"quote\\"back\\\\slash"')
+    expect(line).toContain(', "" (did you mean ')
+    // A long key of escapes is cut by characters, its escapes whole; a cut never halves a surrogate pair.
+    const [escapes] = warnings({ ['\u001b'.repeat(5000)]: true })
+    expect(escapes).toContain(`"${'\\u001b'.repeat(48)}" [cut: ${5000 - 48} more characters at the end]`)
+    const [pairs] = warnings({ [`${'a'.repeat(47)}😀${'b'.repeat(10)}`]: true })
+    expect(pairs).toContain(`"${'a'.repeat(47)}" [cut: 12 more characters at the end]`)
+  })
+})

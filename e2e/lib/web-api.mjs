@@ -3,30 +3,41 @@
 // (one turn), `session.history` returns the session's newest events. Node builtins only (fetch).
 import { setTimeout as sleep } from 'node:timers/promises'
 
-/** One call; returns the result's value, throws with the host's error otherwise. */
-export async function rpc (base, method, payload) {
+/**
+ * One call; returns the result's value, throws with the host's error otherwise. With `timeoutMs`, a host that
+ * has not answered in full within it (one that accepts the connection and never answers, say) is an error
+ * whose `timedOut` is true.
+ */
+export async function rpc (base, method, payload, { timeoutMs } = {}) {
   const rpcId = `rpc-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`
-  const response = await fetch(`${base}/api/${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ type: 'client-request', rpcId, method, payload }),
-  })
-  if (!response.ok) throw new Error(`${method}: HTTP ${response.status}`)
-  const { result } = await response.json()
-  if (!result?.ok) throw new Error(`${method}: ${JSON.stringify(result)}`)
-  return result.value
+  const signal = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)
+  try {
+    const response = await fetch(`${base}/api/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'client-request', rpcId, method, payload }),
+      signal,
+    })
+    if (!response.ok) throw new Error(`${method}: HTTP ${response.status}`)
+    const { result } = await response.json()
+    if (!result?.ok) throw new Error(`${method}: ${JSON.stringify(result)}`)
+    return result.value
+  } catch (error) {
+    if (signal?.aborted !== true) throw error
+    throw Object.assign(new Error(`${method}: no answer from ${base} within ${timeoutMs} ms`, { cause: error }), { timedOut: true })
+  }
 }
 
 const textOf = (data) => (data?.content ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('')
 
 /**
  * Send one message to the session and wait for the turn it starts to end (`failed()` may return a reason
- * to stop early). Returns the turn's number, the readings the plugin put in it, and the last answer.
+ * to stop early; `timeoutMs` bounds each call, as `rpc`'s). Returns the turn's number, the readings the plugin put in it, and the last answer.
  */
-export async function promptTurn (base, sessionId, text, { deadline = Date.now() + 120_000, failed = () => undefined } = {}) {
-  const history = async () => (await rpc(base, 'session.history', { sessionId, maxMessages: 1000 })).events.map((e) => e.event)
+export async function promptTurn (base, sessionId, text, { deadline = Date.now() + 120_000, failed = () => undefined, timeoutMs } = {}) {
+  const history = async () => (await rpc(base, 'session.history', { sessionId, maxMessages: 1000 }, { timeoutMs })).events.map((e) => e.event)
   const before = (await history()).filter((e) => e.type === 'turn/end').length
-  await rpc(base, 'session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text }] })
+  await rpc(base, 'session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text }] }, { timeoutMs })
   for (;;) {
     const events = await history()
     const ends = events.filter((e) => e.type === 'turn/end')
