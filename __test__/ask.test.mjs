@@ -110,7 +110,7 @@ describe('npm run ask: bounded waits', () => {
     expect(run.stderr).toContain(`ask: waiting for dsh to listen on http://127.0.0.1:${port} (up to 0.3 s; its log: ${join(home, 'web.log')})`)
     expect(run.stderr).toMatch(new RegExp(`ask: nothing listens on http://127\\.0\\.0\\.1:${port} \\(waited 0\\.\\d s\\): dsh is not running there\\.`))
     expect(run.stderr).toContain(`ask: dsh's log, ${join(home, 'web.log')}, holds no error; its last line: info [hmr] watching []`)
-    expect(run.stderr).toContain(`  dsh --profile web --no-open --port ${port} > "$DSH_HOME/web.log" 2>&1 &`)
+    expect(run.stderr).toContain(`  dsh --profile web --no-open --port ${port} > "$DSH_HOME/web.log" 2>&1 < /dev/null &`)
   })
 
   it('nothing listens, no DSH_HOME, no --log: ask says it has no log to read and how to name one', async () => {
@@ -134,7 +134,7 @@ describe('npm run ask: where dsh is not listening, its log says why', () => {
       `ask: dsh's log, ${join(home, 'web.log')}, ends with this error:`,
       `  ${TYPE_ERROR}`,
       'ask: fix what it names, then start dsh again:',
-      `  dsh --profile web --no-open --port ${port} > "$DSH_HOME/web.log" 2>&1 &`,
+      `  dsh --profile web --no-open --port ${port} > "$DSH_HOME/web.log" 2>&1 < /dev/null &`,
       '',
     ])
   })

@@ -35,7 +35,7 @@ const port = values.port
 const base = `http://127.0.0.1:${port}`
 const store = join(dirname(dirname(fileURLToPath(import.meta.url))), '.tmp', `ask-${port}.json`)
 const log = values.log ?? (process.env.DSH_HOME ? join(process.env.DSH_HOME, 'web.log') : undefined)
-const start = `dsh --profile web --no-open --port ${port} > "$DSH_HOME/web.log" 2>&1 &`
+const start = `dsh --profile web --no-open --port ${port} > "$DSH_HOME/web.log" 2>&1 < /dev/null &`
 const seconds = (ms) => `${ms / 1000} s`
 
 try {
