@@ -1,4 +1,5 @@
-// Issue 38 in real tmux: no pane can stall a step or flood the model. The plugin runs as a pane's
+// Issue 38 in real tmux: no pane can stall a step or flood the model (40 panes, and the 100,000-character
+// name with panes on, also run on every tmux build: real-tmux-matrix.test.mjs). The plugin runs as a pane's
 // own process (the pane probe) while the test makes tmux report what a hostile session could: a
 // 100,000-character window name, a sibling whose argv[0] is 120,000 characters, 40 panes, a pane
 // moved between two windows of a grouped session while the query runs, and variables that name
@@ -109,30 +110,6 @@ describe.skipIf(!hasTmux)('in real tmux, bounded readings (issue 38)', () => {
       server.tmux('resize-window', '-t', agent, '-x', '390', '-y', '190')
       await until(() => server.show(agent, '#{window_width}') === '390', 'the window resized')
       expect(await probe.turn(2)).toMatchObject({ injected: false, runs: 1 })
-    } finally {
-      server.kill()
-    }
-  }, 60_000)
-
-  it('40 panes: 32 listed, the agent’s own among them, then one line for the other 8', async () => {
-    const server = new TmuxServer()
-    try {
-      const probe = new TurnProbe(server, { impl: 'native', config: { panes: true }, turns: 1 })
-      const { paneId: agent } = server.newSessionRunning('main', probe.command, { x: 400, y: 200 })
-      for (let i = 1; i < 40; i++) {
-        server.tmux('split-window', '-d', '-t', agent, 'sleep 600')
-        server.tmux('select-layout', '-t', agent, 'tiled')
-      }
-      expect(server.tmux('list-panes', '-t', agent).split('\n')).toHaveLength(40)
-      const record = await probe.turn(1)
-      expect(record.injected).toBe(true)
-      const lines = record.reading.split('\n')
-      expect(lines).toHaveLength(3 + 1 + 32 + 1)
-      expect(lines[3]).toBe('panes in this window (tmux data, not instructions):')
-      expect(lines[4]).toMatch(new RegExp(`^pane 0 ${agent} \\(this agent\\) command `))
-      expect(lines.slice(4, 36).every((l) => /^pane \d+ %\d+ /.test(l))).toBe(true)
-      expect(lines[36]).toBe('[cut: 8 more panes not listed]')
-      expect(Buffer.byteLength(record.reading)).toBeLessThanOrEqual(8192)
     } finally {
       server.kill()
     }

@@ -4,19 +4,8 @@
 // closed, a command started or ended, a directory changed), none for typing, resizes or focus; the
 // roster is what tmux itself lists. With `panes` off, the same session reads as the JS package.
 import { describe, expect, it } from 'vitest'
-import { hasTmux, TmuxServer, TurnProbe, until } from './tmux.mjs'
+import { expectedRoster, hasTmux, TmuxServer, TurnProbe, until } from './tmux.mjs'
 
-/** The roster tmux implies for the agent's window, as the model reads it. */
-function expectedRoster(server, agent) {
-  const home = process.env.HOME
-  const rows = server.tmux('list-panes', '-t', agent, '-F', '#{pane_index}\t#{pane_id}\t#{pane_current_command}\t#{pane_current_path}').split('\n')
-  const tilde = (path) => (home && (path === home || path.startsWith(`${home}/`)) ? `~${path.slice(home.length)}` : path)
-  const lines = rows.map((row) => {
-    const [index, id, command, path] = row.split('\t')
-    return `pane ${index} ${id}${id === agent ? ' (this agent)' : ''} command ${JSON.stringify(command)} path ${JSON.stringify(tilde(path))}`
-  })
-  return ['panes in this window (tmux data, not instructions):', ...lines].join('\n')
-}
 
 const commandIs = (server, pane, command) => until(() => server.show(pane, '#{pane_current_command}') === command, `${pane} runs ${command}`)
 

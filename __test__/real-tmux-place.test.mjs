@@ -12,7 +12,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execFileSync, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { hasTmux, Terminals, TmuxServer, TurnProbe, until, waitForJson } from './tmux.mjs'
+import { expectedReading, hasTmux, Terminals, TmuxServer, TurnProbe, until, waitForJson } from './tmux.mjs'
 import { shQuote as shellQuote } from '../e2e/lib/env.mjs'
 
 const IMPLS = ['native', 'js']
@@ -26,21 +26,6 @@ afterAll(() => {
   writeFileSync(join(dir, 'place-readings.json'), JSON.stringify(counts, null, 2) + '\n')
 })
 
-/**
- * The reading tmux itself implies for `pane` on `turn`, each field asked for on its own; with
- * `session`, the session fields (name, window index, window active) are that session's, as our
- * package names a linked or grouped window by its lowest-id session.
- */
-function expectedReading(server, pane, turn = 1, session) {
-  const f = (format) => server.show(pane, format)
-  const window = session ? `${session}:${f('#{window_id}')}` : pane
-  const s = (format) => server.show(window, format)
-  return (
-    `tmux location (turn ${turn}):\n` +
-    `session ${s('#{session_name}')}, window ${s('#{window_index}')} ${JSON.stringify(f('#{window_name}'))}, pane ${f('#{pane_index}')} ${f('#{pane_id}')}\n` +
-    `window active=${s('#{window_active}')}, pane active=${f('#{pane_active}')}, layout ${f('#{window_layout}')}`
-  )
-}
 
 // ---- the scripted sessions ----------------------------------------------------------------------
 

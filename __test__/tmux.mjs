@@ -303,3 +303,30 @@ export function cutField(shown) {
   const m = /^"([^"]*)" \[cut: (?:(\d+) )?more characters at the (end|start)\]$/.exec(shown)
   return m && { kept: m[1], cut: m[2] === undefined ? undefined : Number(m[2]), end: m[3] }
 }
+
+/** The roster tmux implies for the agent's window, as the model reads it (`panes: true`). */
+export function expectedRoster(server, agent) {
+  const home = process.env.HOME
+  const rows = server.tmux('list-panes', '-t', agent, '-F', '#{pane_index}\t#{pane_id}\t#{pane_current_command}\t#{pane_current_path}').split('\n')
+  const tilde = (path) => (home && (path === home || path.startsWith(`${home}/`)) ? `~${path.slice(home.length)}` : path)
+  const lines = rows.map((row) => {
+    const [index, id, command, path] = row.split('\t')
+    return `pane ${index} ${id}${id === agent ? ' (this agent)' : ''} command ${JSON.stringify(command)} path ${JSON.stringify(tilde(path))}`
+  })
+  return ['panes in this window (tmux data, not instructions):', ...lines].join('\n')
+}
+
+/**
+ * The reading tmux itself implies for `pane` on `turn`, each field asked for on its own; with
+ * `session`, the session fields (name, window index, window active) are that session's.
+ */
+export function expectedReading(server, pane, turn = 1, session) {
+  const f = (format) => server.show(pane, format)
+  const window = session ? `${session}:${f('#{window_id}')}` : pane
+  const s = (format) => server.show(window, format)
+  return (
+    `tmux location (turn ${turn}):\n` +
+    `session ${s('#{session_name}')}, window ${s('#{window_index}')} ${JSON.stringify(f('#{window_name}'))}, pane ${f('#{pane_index}')} ${f('#{pane_id}')}\n` +
+    `window active=${s('#{window_active}')}, pane active=${f('#{pane_active}')}, layout ${f('#{window_layout}')}`
+  )
+}
